@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+)
+
+// IO is everything a command sees of its process. Commands never touch
+// os.Stdin/Stdout/Stderr or os.Getenv directly, so tests can drive them.
+type IO struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// StderrIsTerminal reports whether progress bars may be drawn.
+	StderrIsTerminal bool
+}
+
+// app carries the IO and global flags through a command run.
+type app struct {
+	io   *IO
+	json bool
+}
+
+// actionError marks an error returned by a command's own action, as opposed
+// to one from argument parsing (which is a usage error).
+type actionError struct{ err error }
+
+func (e actionError) Error() string { return e.err.Error() }
+func (e actionError) Unwrap() error { return e.err }
+
+// Run executes tv with args (args[0] is the program name) and returns the
+// process exit code.
+func Run(ctx context.Context, args []string, stdio *IO) int {
+	a := &app{io: stdio}
+	root := a.rootCommand()
+	err := root.Run(ctx, args)
+	if err == nil {
+		return ExitOK
+	}
+	var ae actionError
+	if !errors.As(err, &ae) {
+		err = fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return a.fail(err)
+}
+
+// fail reports err on stderr (or as the JSON error document on stdout with
+// --json) and returns its exit code.
+func (a *app) fail(err error) int {
+	code, name := classify(err)
+	msg := err.Error()
+	if code == ExitUsage {
+		msg = strings.TrimPrefix(msg, "usage: ")
+	}
+	if a.json {
+		writeJSON(a.io.Stdout, map[string]any{"error": map[string]any{"code": name, "message": msg}})
+	} else {
+		fmt.Fprintf(a.io.Stderr, "tv: %s\n", msg)
+		if code == ExitUsage {
+			fmt.Fprintln(a.io.Stderr, "Run `tv --help` for usage.")
+		}
+	}
+	return code
+}
+
+// action wraps a command body: it records --json and marks the body's
+// errors as action errors.
+func (a *app) action(body func(ctx context.Context, cmd *cli.Command) error) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) error {
+		a.json = cmd.Bool("json")
+		if err := body(ctx, cmd); err != nil {
+			return actionError{err}
+		}
+		return nil
+	}
+}
+
+// output prints v as the JSON document with --json, else calls human.
+func (a *app) output(v any, human func(w io.Writer)) error {
+	if a.json {
+		return writeJSON(a.io.Stdout, v)
+	}
+	human(a.io.Stdout)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// usagef returns a usage error (exit 2).
+func usagef(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// exactArgs checks the positional argument count.
+func exactArgs(cmd *cli.Command, n int, names string) error {
+	if got := cmd.Args().Len(); got != n {
+		return usagef("%s takes %d argument(s): %s (got %d)", cmd.FullName(), n, names, got)
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/thalix/tv/engine"
+)
+
+// Exit codes: the one table of the project, documented in README.md.
+const (
+	ExitOK         = 0 // success
+	ExitInternal   = 1 // internal fault
+	ExitUsage      = 2 // usage: bad command line
+	ExitInvalid    = 3 // invalid workspace tree (walk-test findings of severity error)
+	ExitConflict   = 4 // conflict: baseline moved, name ambiguous, already exists
+	ExitPermission = 5 // permission denied, or not logged in
+	ExitNotFound   = 6 // not found
+	ExitRefused    = 7 // input refused: unsafe path, over a limit
+)
+
+// errorKinds maps engine sentinels to exit codes and the stable code names
+// used in `{"error":{"code":…}}`. Order matters only for errors that wrap
+// more than one kind; the first match wins.
+var errorKinds = []struct {
+	err  error
+	exit int
+	code string
+}{
+	{errUsage, ExitUsage, "usage"},
+	{engine.ErrUsage, ExitUsage, "usage"},
+	{engine.ErrInvalidTree, ExitInvalid, "invalid_tree"},
+	{engine.ErrConflict, ExitConflict, "conflict"},
+	{engine.ErrPermission, ExitPermission, "permission_denied"},
+	{engine.ErrNotFound, ExitNotFound, "not_found"},
+	{engine.ErrRefused, ExitRefused, "refused"},
+}
+
+// errUsage marks command-line errors found by tv itself or by flag parsing.
+var errUsage = errors.New("usage")
+
+// classify returns the exit code and code name for err.
+func classify(err error) (int, string) {
+	if err == nil {
+		return ExitOK, ""
+	}
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			return k.exit, k.code
+		}
+	}
+	return ExitInternal, "internal"
+}

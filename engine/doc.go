@@ -1,0 +1,9 @@
+// Package engine is tv's domain logic: workspaces, templates, checkout,
+// walk-test, commit, ICM validation hooks and identity.
+//
+// The engine never touches git directly. It declares the storage it needs
+// (Vault, Refs, Objects, ObjectWriter) in storage.go with their full
+// contracts; package gitbackend implements them on a git repository.
+// Every error the engine returns wraps one of the sentinels in errors.go,
+// so callers map failures to exit codes or MCP results with errors.Is.
+package engine

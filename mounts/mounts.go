@@ -1,0 +1,110 @@
+package mounts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/thalix/tv/atomicfile"
+)
+
+// ManifestName is the file a checkout directory holds; a registry entry
+// whose directory lacks it is stale.
+const ManifestName = ".thalix-workspace.json"
+
+// Mount is one recorded checkout.
+type Mount struct {
+	Path          string    `json:"path"` // absolute, cleaned
+	WorkspaceID   string    `json:"workspace_id"`
+	WorkspaceName string    `json:"workspace_name"`
+	CheckedOutAt  time.Time `json:"checked_out_at"`
+}
+
+type file struct {
+	Mounts []Mount `json:"mounts"`
+}
+
+// DefaultPath returns the registry path for an environment lookup:
+// $XDG_STATE_HOME/tv/mounts.json, else ~/.local/state/tv/mounts.json.
+func DefaultPath(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "tv", "mounts.json"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("cannot locate the mount registry: neither XDG_STATE_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".local", "state", "tv", "mounts.json"), nil
+}
+
+// Read returns the live mounts of the registry at path, sorted by path.
+// An absent registry is empty. Entries whose directory no longer holds a
+// manifest are left out (Add and Prune drop them from the file).
+func Read(path string) ([]Mount, error) {
+	all, err := readAll(path)
+	if err != nil {
+		return nil, err
+	}
+	return live(all), nil
+}
+
+// Add records a checkout at dir (replacing any entry for the same path)
+// and drops stale entries, rewriting the registry atomically.
+func Add(path string, m Mount) error {
+	abs, err := filepath.Abs(m.Path)
+	if err != nil {
+		return err
+	}
+	m.Path = filepath.Clean(abs)
+	all, err := readAll(path)
+	if err != nil {
+		return err
+	}
+	kept := []Mount{m}
+	for _, old := range live(all) {
+		if old.Path != m.Path {
+			kept = append(kept, old)
+		}
+	}
+	return write(path, kept)
+}
+
+func live(all []Mount) []Mount {
+	out := make([]Mount, 0, len(all))
+	for _, m := range all {
+		if fi, err := os.Lstat(filepath.Join(m.Path, ManifestName)); err == nil && fi.Mode().IsRegular() {
+			out = append(out, m)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func readAll(path string) ([]Mount, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read mount registry: %w", err)
+	}
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("mount registry %s is not valid JSON (%v); remove it to start afresh", path, err)
+	}
+	return f.Mounts, nil
+}
+
+func write(path string, ms []Mount) error {
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Path < ms[j].Path })
+	b, err := json.MarshalIndent(file{Mounts: ms}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(b, '\n'), 0o600)
+}
