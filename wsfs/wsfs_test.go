@@ -42,16 +42,16 @@ func newFixture(t testing.TB) *fixture {
 		must(t, os.WriteFile(filepath.Join(fx.ws, name), []byte(content), 0o644))
 	}
 	links := map[string]string{
-		"link-file":        filepath.Join(fx.outside, "secret"),
-		"link-dir":         filepath.Join(fx.outside, "d"),
-		"link-rel":         "../outside/secret",
-		"sub/link-parent":  "../../outside/d",
-		"dangling":         filepath.Join(fx.outside, "created-through-dangling"),
-		"dangling-rel":     "../outside/created-through-dangling-rel",
-		"inner-link":       "file",
-		"inner-dirlink":    "a",
-		"loop":             "loop",
-		"dev-link":         "/dev/zero",
+		"link-file":         filepath.Join(fx.outside, "secret"),
+		"link-dir":          filepath.Join(fx.outside, "d"),
+		"link-rel":          "../outside/secret",
+		"sub/link-parent":   "../../outside/d",
+		"dangling":          filepath.Join(fx.outside, "created-through-dangling"),
+		"dangling-rel":      "../outside/created-through-dangling-rel",
+		"inner-link":        "file",
+		"inner-dirlink":     "a",
+		"loop":              "loop",
+		"dev-link":          "/dev/zero",
 		"sub/deeper/escape": "../../../outside",
 	}
 	for name, target := range links {
