@@ -1,0 +1,421 @@
+package icm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrPolicy is wrapped by every error ParsePolicy returns: a stage
+// CONTEXT.md has frontmatter, but it is not a valid policy.
+var ErrPolicy = errors.New("invalid stage policy")
+
+// Reason codes of a *PolicyError. They are stable: the vault MCP server
+// records them in its scope evidence. Every one of them fails closed.
+const (
+	// ReasonNotFirst: a "---" block follows a byte-order mark or blank
+	// lines; frontmatter must start on line 1, byte 1.
+	ReasonNotFirst = "not-first"
+	// ReasonBadDelimiter: the opening line is "---" followed by spaces or tabs.
+	ReasonBadDelimiter = "bad-delimiter"
+	// ReasonUnterminated: no line that is exactly "---" closes the block.
+	ReasonUnterminated = "unterminated"
+	// ReasonTooLarge: the block is over MaxPolicyBytes.
+	ReasonTooLarge = "too-large"
+	// ReasonDocumentMarker: a YAML document marker ("--- x", "...") inside
+	// the block would start a second document.
+	ReasonDocumentMarker = "document-marker"
+	// ReasonDirective: a YAML directive (%YAML, %TAG) inside the block.
+	ReasonDirective = "directive"
+	// ReasonMalformedYAML: the block is not well-formed YAML.
+	ReasonMalformedYAML = "malformed-yaml"
+	// ReasonEmpty: the block holds no YAML value (nothing, or only comments).
+	ReasonEmpty = "empty"
+	// ReasonAlias: an alias (*name) anywhere in the block.
+	ReasonAlias = "alias"
+	// ReasonAnchor: an anchor (&name) anywhere in the block.
+	ReasonAnchor = "anchor"
+	// ReasonTag: an explicit tag (!!str, !foo) anywhere in the block.
+	ReasonTag = "tag"
+	// ReasonMergeKey: a merge key (<<) anywhere in the block.
+	ReasonMergeKey = "merge-key"
+	// ReasonNotMapping: the top level or the value of mcp is not a mapping.
+	ReasonNotMapping = "not-mapping"
+	// ReasonUnknownKey: a key other than mcp (top level) or tools (under
+	// mcp), or a key that is not a string scalar.
+	ReasonUnknownKey = "unknown-key"
+	// ReasonDuplicateKey: mcp or tools appears twice in one mapping.
+	ReasonDuplicateKey = "duplicate-key"
+	// ReasonMissingMCP: the top-level mapping has no mcp key.
+	ReasonMissingMCP = "missing-mcp"
+	// ReasonMissingTools: mcp is empty or has no tools key.
+	ReasonMissingTools = "missing-tools"
+	// ReasonNotSequence: tools is not a sequence.
+	ReasonNotSequence = "not-sequence"
+	// ReasonNoTools: tools is an empty sequence or null.
+	ReasonNoTools = "no-tools"
+	// ReasonTooManyTools: tools has more than MaxPolicyTools entries.
+	ReasonTooManyTools = "too-many-tools"
+	// ReasonNested: a tools entry is a sequence or a mapping.
+	ReasonNested = "nested"
+	// ReasonBlockScalar: a tools entry is a literal (|) or folded (>) scalar.
+	ReasonBlockScalar = "block-scalar"
+	// ReasonEmptyEntry: a tools entry is empty ("-" alone, or "").
+	ReasonEmptyEntry = "empty-entry"
+	// ReasonNonString: a tools entry resolves to a non-string (1, true, null, ~).
+	ReasonNonString = "non-string"
+	// ReasonUnknownTool: a tools entry is not a known tool name.
+	ReasonUnknownTool = "unknown-tool"
+	// ReasonDuplicateTool: a tool is named twice.
+	ReasonDuplicateTool = "duplicate-tool"
+)
+
+// PolicyError reports why a stage policy is invalid. It wraps ErrPolicy.
+type PolicyError struct {
+	// Reason is one of the Reason constants.
+	Reason string
+	// Line is the 1-based line in the CONTEXT.md file the problem is on,
+	// or 0 when it has none.
+	Line int
+	// Detail is a short human explanation; it may quote (bounded) input.
+	Detail string
+}
+
+// Error returns "invalid stage policy (reason) at line N: detail".
+func (e *PolicyError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s (%s) at line %d: %s", ErrPolicy, e.Reason, e.Line, e.Detail)
+	}
+	return fmt.Sprintf("%s (%s): %s", ErrPolicy, e.Reason, e.Detail)
+}
+
+// Unwrap returns ErrPolicy.
+func (e *PolicyError) Unwrap() error { return ErrPolicy }
+
+// PolicyReason returns the reason code of a *PolicyError in err's chain, or
+// "" when err carries none.
+func PolicyReason(err error) string {
+	var pe *PolicyError
+	if errors.As(err, &pe) {
+		return pe.Reason
+	}
+	return ""
+}
+
+// Policy is a stage's MCP tool policy: the tools the stage declares, in
+// declared order, each known and named once.
+type Policy struct {
+	Tools []string
+}
+
+// Allows reports whether the policy declares tool. A nil policy allows nothing.
+func (p *Policy) Allows(tool string) bool {
+	return p != nil && slices.Contains(p.Tools, tool)
+}
+
+// Frontmatter renders the policy as the canonical frontmatter block
+// (block style, two-space indent, ending in "---\n"). ParsePolicy of the
+// result yields an equal policy when the tools are known and unique.
+func (p *Policy) Frontmatter() []byte {
+	var b bytes.Buffer
+	b.WriteString("---\nmcp:\n  tools:\n")
+	for _, t := range p.Tools {
+		b.WriteString("    - ")
+		b.WriteString(t)
+		b.WriteString("\n")
+	}
+	b.WriteString("---\n")
+	return b.Bytes()
+}
+
+// KnownTools returns the tool names a stage policy may name when the
+// caller does not pass its own list (Validate uses it): the scoped tools of
+// the vault MCP server. The result is a fresh slice.
+func KnownTools() []string {
+	return []string{
+		"vault_file_info",
+		"vault_file_find",
+		"vault_file_read",
+		"vault_workspace_walk_test",
+		"vault_workspace_commit",
+	}
+}
+
+// ParsePolicy extracts and validates the YAML frontmatter of a stage
+// CONTEXT.md.
+//
+// Frontmatter exists only when content starts with a line that is exactly
+// "---" (a trailing "\r" is allowed: CRLF files work). Content starting with
+// anything else has no frontmatter and ParsePolicy returns (nil, nil): no
+// policy, which the server treats as fail-closed. Two near misses are
+// errors rather than "no policy", because the author plainly meant one: a
+// byte-order mark or blank lines before a "---" line (ReasonNotFirst), and
+// "---" followed by blanks on line 1 (ReasonBadDelimiter).
+//
+// The block ends at the next line that is exactly "---" and, delimiters
+// included, must fit in MaxPolicyBytes. It is decoded with yaml.v3's Node
+// API and must have exactly this shape, in block or flow style:
+//
+//	mcp:
+//	  tools:
+//	    - tool_name
+//
+// that is: a mapping whose only key is mcp, whose value is a mapping whose
+// only key is tools, whose value is a sequence of 1 to MaxPolicyTools
+// distinct scalars, each a plain or quoted string naming a tool in known.
+// Comments are allowed. Anchors, aliases, merge keys, explicit tags,
+// directives, extra documents, any other key, duplicate keys, nested
+// collections, block scalars, non-string or empty entries all fail.
+//
+// Every error is a *PolicyError (wrapping ErrPolicy) whose Reason is one of
+// the Reason constants and whose Line is a line of content.
+func ParsePolicy(content []byte, known []string) (*Policy, error) {
+	lines := splitLines(content)
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	if lines[0].text != "---" {
+		if strings.TrimRight(lines[0].text, " \t") == "---" {
+			return nil, policyErr(ReasonBadDelimiter, 1, "the opening line must be exactly \"---\", without trailing blanks")
+		}
+		if n := misplacedOpening(lines); n > 0 {
+			return nil, policyErr(ReasonNotFirst, n, "frontmatter must start on the first line of the file, with no byte-order mark or blank lines before it")
+		}
+		return nil, nil
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if lines[i].text == "---" {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return nil, policyErr(ReasonUnterminated, 1, "no closing \"---\" line")
+	}
+	size := lines[end].end // bytes from the start through the closing line
+	if size > MaxPolicyBytes {
+		return nil, policyErr(ReasonTooLarge, 1, fmt.Sprintf("frontmatter is %d bytes, over MaxPolicyBytes (%d bytes)", size, MaxPolicyBytes))
+	}
+	for i := 1; i < end; i++ {
+		t := lines[i].text
+		if isDocumentMarker(t) {
+			return nil, policyErr(ReasonDocumentMarker, i+1, fmt.Sprintf("YAML document marker %s inside the frontmatter", quoteShort(t)))
+		}
+		if strings.HasPrefix(t, "%") {
+			return nil, policyErr(ReasonDirective, i+1, fmt.Sprintf("YAML directive %s inside the frontmatter", quoteShort(t)))
+		}
+	}
+	body := content[lines[0].end:lines[end].start]
+	doc, err := decodeYAML(body)
+	if err != nil {
+		line, msg := yamlErrorLine(err)
+		return nil, policyErr(ReasonMalformedYAML, line, msg)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, policyErr(ReasonEmpty, 1, "frontmatter holds no policy; want mcp: tools: [...]")
+	}
+	if pe := checkNodes(&doc); pe != nil {
+		return nil, pe
+	}
+	return checkShape(doc.Content[0], known)
+}
+
+// misplacedOpening returns the 1-based line of a "---" line that is the
+// first non-blank line after an optional byte-order mark, when the file
+// does not start with it; else 0.
+func misplacedOpening(lines []lineSpan) int {
+	bom := strings.HasPrefix(lines[0].text, "\uFEFF")
+	for i, l := range lines {
+		t := l.text
+		if i == 0 {
+			t = strings.TrimPrefix(t, "\uFEFF")
+		}
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if strings.TrimRight(t, " \t") == "---" && (i > 0 || bom) {
+			return i + 1
+		}
+		return 0
+	}
+	return 0
+}
+
+// isDocumentMarker reports whether a line starts a YAML document ("---")
+// or ends one ("..."), as YAML defines them: at column 0, followed by a
+// blank or the end of the line.
+func isDocumentMarker(t string) bool {
+	if !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "...") {
+		return false
+	}
+	return len(t) == 3 || t[3] == ' ' || t[3] == '\t'
+}
+
+// decodeYAML decodes body into a document node, turning a panic inside the
+// decoder into an error so that no input can crash the caller.
+func decodeYAML(body []byte) (doc yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml decoder failed: %v", r)
+		}
+	}()
+	err = yaml.Unmarshal(body, &doc)
+	return doc, err
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlErrorLine maps a yaml.v3 error to a line of the file (the body starts
+// on line 2) and a message without the "yaml: line N:" prefix.
+func yamlErrorLine(err error) (int, string) {
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
+			return n + 1, m[2]
+		}
+	}
+	return 1, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// checkNodes refuses aliases, anchors, explicit tags and merge keys
+// anywhere, in document order.
+func checkNodes(n *yaml.Node) *PolicyError {
+	switch {
+	case n.Kind == yaml.AliasNode:
+		return policyErr(ReasonAlias, fileLine(n), fmt.Sprintf("alias *%s; aliases are not allowed", short(n.Value)))
+	case n.Anchor != "":
+		return policyErr(ReasonAnchor, fileLine(n), fmt.Sprintf("anchor &%s; anchors are not allowed", short(n.Anchor)))
+	case n.Style&yaml.TaggedStyle != 0:
+		return policyErr(ReasonTag, fileLine(n), fmt.Sprintf("explicit tag %s; tags are not allowed", short(n.Tag)))
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!merge":
+		return policyErr(ReasonMergeKey, fileLine(n), "merge key <<; merge keys are not allowed")
+	}
+	for _, c := range n.Content {
+		if pe := checkNodes(c); pe != nil {
+			return pe
+		}
+	}
+	return nil
+}
+
+// checkShape checks root (already free of aliases, anchors, tags and merge
+// keys) against the one accepted shape.
+func checkShape(root *yaml.Node, known []string) (*Policy, error) {
+	if root.Kind != yaml.MappingNode {
+		return nil, policyErr(ReasonNotMapping, fileLine(root), "frontmatter must be a mapping with the single key mcp")
+	}
+	mcp, pe := onlyKey(root, "mcp")
+	if pe != nil {
+		return nil, pe
+	}
+	if mcp == nil {
+		return nil, policyErr(ReasonMissingMCP, fileLine(root), "no mcp key; want mcp: tools: [...]")
+	}
+	if isNull(mcp) {
+		return nil, policyErr(ReasonMissingTools, fileLine(mcp), "mcp is empty; want mcp: tools: [...]")
+	}
+	if mcp.Kind != yaml.MappingNode {
+		return nil, policyErr(ReasonNotMapping, fileLine(mcp), "mcp must be a mapping with the single key tools")
+	}
+	tools, pe := onlyKey(mcp, "tools")
+	if pe != nil {
+		return nil, pe
+	}
+	if tools == nil {
+		return nil, policyErr(ReasonMissingTools, fileLine(mcp), "mcp has no tools key")
+	}
+	if isNull(tools) {
+		return nil, policyErr(ReasonNoTools, fileLine(tools), "tools is empty; a policy must name at least one tool")
+	}
+	if tools.Kind != yaml.SequenceNode {
+		return nil, policyErr(ReasonNotSequence, fileLine(tools), "tools must be a sequence of tool names")
+	}
+	if len(tools.Content) == 0 {
+		return nil, policyErr(ReasonNoTools, fileLine(tools), "tools is empty; a policy must name at least one tool")
+	}
+	if len(tools.Content) > MaxPolicyTools {
+		return nil, policyErr(ReasonTooManyTools, fileLine(tools), fmt.Sprintf("%d tools, over MaxPolicyTools (%d)", len(tools.Content), MaxPolicyTools))
+	}
+	p := &Policy{Tools: make([]string, 0, len(tools.Content))}
+	for _, e := range tools.Content {
+		line := fileLine(e)
+		switch {
+		case e.Kind != yaml.ScalarNode:
+			return nil, policyErr(ReasonNested, line, "a tools entry must be a tool name, not a list or mapping")
+		case e.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+			return nil, policyErr(ReasonBlockScalar, line, "a tools entry must be a plain or quoted name, not a | or > block")
+		case e.Value == "":
+			return nil, policyErr(ReasonEmptyEntry, line, "empty tools entry")
+		case e.Tag != "!!str":
+			return nil, policyErr(ReasonNonString, line, fmt.Sprintf("tools entry %s is a %s, not a tool name", quoteShort(e.Value), strings.TrimPrefix(e.Tag, "!!")))
+		case !slices.Contains(known, e.Value):
+			return nil, policyErr(ReasonUnknownTool, line, fmt.Sprintf("unknown tool %s; known tools: %s", quoteShort(e.Value), strings.Join(known, ", ")))
+		case slices.Contains(p.Tools, e.Value):
+			return nil, policyErr(ReasonDuplicateTool, line, fmt.Sprintf("tool %s is named twice", quoteShort(e.Value)))
+		}
+		p.Tools = append(p.Tools, e.Value)
+	}
+	return p, nil
+}
+
+// onlyKey returns the value of key in mapping m, or nil when absent. Any
+// other key, a non-string key, or key twice is an error.
+func onlyKey(m *yaml.Node, key string) (*yaml.Node, *PolicyError) {
+	var val *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" || k.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return nil, policyErr(ReasonUnknownKey, fileLine(k), fmt.Sprintf("non-string key; the only key allowed here is %s", key))
+		}
+		if k.Value != key {
+			return nil, policyErr(ReasonUnknownKey, fileLine(k), fmt.Sprintf("unknown key %s; the only key allowed here is %s", quoteShort(k.Value), key))
+		}
+		if val != nil {
+			return nil, policyErr(ReasonDuplicateKey, fileLine(k), fmt.Sprintf("key %s appears twice", key))
+		}
+		val = m.Content[i+1]
+	}
+	return val, nil
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// fileLine maps a node's body line to a line of the file: the body starts
+// on line 2, after the opening "---".
+func fileLine(n *yaml.Node) int {
+	if n.Line <= 0 {
+		return 1
+	}
+	return n.Line + 1
+}
+
+func policyErr(reason string, line int, detail string) *PolicyError {
+	return &PolicyError{Reason: reason, Line: line, Detail: detail}
+}
+
+// maxQuoted bounds how much of an input value a message repeats.
+const maxQuoted = 64
+
+// short truncates s to maxQuoted bytes (on a rune boundary) plus "…".
+func short(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// quoteShort quotes s, truncated by short, for a message.
+func quoteShort(s string) string { return strconv.Quote(short(s)) }
