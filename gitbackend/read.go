@@ -1,0 +1,347 @@
+package gitbackend
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/thalix/tv/engine"
+)
+
+// packSet is the vault's view of objects/pack: the decoded index of every
+// pack it has seen. It grows when a lookup misses and the directory holds
+// packs it has not loaded yet (written by another process), and drops
+// packs that disappeared (git repack).
+type packSet struct {
+	mu    sync.RWMutex
+	packs []*packIndex // newest first
+}
+
+type packIndex struct {
+	name string // "pack-<hex>"
+	idx  *idxfile.MemoryIndex
+}
+
+// findPacked returns the pack holding h.
+func (v *Vault) findPacked(h engine.Hash) (*packIndex, bool) {
+	v.packs.mu.RLock()
+	defer v.packs.mu.RUnlock()
+	for _, p := range v.packs.packs {
+		if ok, _ := p.idx.Contains(plumbing.Hash(h)); ok {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// refreshPacks syncs the pack set with objects/pack and reports whether it
+// changed. Only indexes not loaded yet are read.
+func (v *Vault) refreshPacks() (bool, error) {
+	dir := filepath.Join(v.path, "objects", "pack")
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("list packs: %w", err)
+	}
+	onDisk := map[string]bool{}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "pack-") && strings.HasSuffix(n, ".idx") {
+			onDisk[strings.TrimSuffix(n, ".idx")] = true
+		}
+	}
+	v.packs.mu.Lock()
+	defer v.packs.mu.Unlock()
+	changed := false
+	kept := v.packs.packs[:0:0]
+	have := map[string]bool{}
+	for _, p := range v.packs.packs {
+		if onDisk[p.name] {
+			kept = append(kept, p)
+			have[p.name] = true
+		} else {
+			changed = true
+		}
+	}
+	var added []*packIndex
+	for name := range onDisk {
+		if have[name] {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, name+".pack")); err != nil {
+			continue // index without its pack: not usable (yet)
+		}
+		idx, err := loadIndex(filepath.Join(dir, name+".idx"), name)
+		if err != nil {
+			return false, err
+		}
+		added = append(added, &packIndex{name: name, idx: idx})
+	}
+	if len(added) > 0 {
+		changed = true
+		slices.SortFunc(added, func(a, b *packIndex) int { return strings.Compare(a.name, b.name) })
+		kept = append(added, kept...)
+	}
+	v.packs.packs = kept
+	return changed, nil
+}
+
+// addPack registers a pack this process just wrote.
+func (v *Vault) addPack(name string) error {
+	idx, err := loadIndex(filepath.Join(v.path, "objects", "pack", name+".idx"), name)
+	if err != nil {
+		return err
+	}
+	v.packs.mu.Lock()
+	defer v.packs.mu.Unlock()
+	for _, p := range v.packs.packs {
+		if p.name == name {
+			return nil
+		}
+	}
+	v.packs.packs = append([]*packIndex{{name: name, idx: idx}}, v.packs.packs...)
+	return nil
+}
+
+func loadIndex(path, name string) (*idxfile.MemoryIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open pack index: %w", err)
+	}
+	defer f.Close()
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bufio.NewReaderSize(f, 64<<10)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("pack index %s: %w", path, err)
+	}
+	if want := strings.TrimPrefix(name, "pack-"); plumbing.Hash(idx.PackfileChecksum).String() != want {
+		return nil, fmt.Errorf("pack index %s: checksum does not match the name", path)
+	}
+	return idx, nil
+}
+
+// hasObject reports whether the vault has h, without rescanning packs.
+func (v *Vault) hasObject(h engine.Hash) bool {
+	if _, ok := v.findPacked(h); ok {
+		return true
+	}
+	_, err := os.Lstat(v.loosePath(h))
+	return err == nil
+}
+
+func (v *Vault) loosePath(h engine.Hash) string {
+	s := h.String()
+	return filepath.Join(v.path, "objects", s[:2], s[2:])
+}
+
+// openObject returns the type, size and a reader of object h's content.
+func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
+	if v.mem != nil {
+		return v.memOpenObject(h)
+	}
+	for attempt := 0; ; attempt++ {
+		if p, ok := v.findPacked(h); ok {
+			typ, size, rc, err := v.openPacked(p, h)
+			if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt > 0 {
+				return typ, size, rc, err
+			}
+			// The pack vanished (git repack): rescan and retry.
+		} else {
+			typ, size, rc, err := v.openLoose(h)
+			if err == nil || !errors.Is(err, fs.ErrNotExist) {
+				return typ, size, rc, err
+			}
+		}
+		if attempt > 0 {
+			break
+		}
+		changed, err := v.refreshPacks()
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if !changed {
+			break
+		}
+	}
+	return 0, 0, nil, fmt.Errorf("%w: %s", engine.ErrObjectNotFound, h)
+}
+
+func (v *Vault) openPacked(p *packIndex, h engine.Hash) (int, int64, io.ReadCloser, error) {
+	f, err := v.fs.Open(filepath.Join("objects", "pack", p.name+".pack"))
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	pf := packfile.NewPackfileWithCache(p.idx, v.fs, f, v.cache, StreamThreshold)
+	defer pf.Close()
+	obj, err := pf.Get(plumbing.Hash(h))
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+	}
+	typ, err := fromPlumbingType(obj.Type(), h)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	rc, err := obj.Reader() // large objects stream from their own file handle
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+	}
+	return typ, obj.Size(), rc, nil
+}
+
+func fromPlumbingType(t plumbing.ObjectType, h engine.Hash) (int, error) {
+	switch t {
+	case plumbing.CommitObject:
+		return typeCommit, nil
+	case plumbing.TreeObject:
+		return typeTree, nil
+	case plumbing.BlobObject:
+		return typeBlob, nil
+	}
+	return 0, fmt.Errorf("%w: %s is a %s, which tv does not read", engine.ErrObjectNotFound, h, t)
+}
+
+// openLoose streams a loose object (written by git, never by tv).
+func (v *Vault) openLoose(h engine.Hash) (int, int64, io.ReadCloser, error) {
+	f, err := os.Open(v.loosePath(h))
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 32<<10))
+	if err != nil {
+		f.Close()
+		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: %w", h, err)
+	}
+	br := bufio.NewReaderSize(zr, 32<<10)
+	hdr, err := br.ReadString(0)
+	if err != nil || len(hdr) > 32 {
+		zr.Close()
+		f.Close()
+		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: bad header", h)
+	}
+	tname, sizeStr, _ := strings.Cut(strings.TrimSuffix(hdr, "\x00"), " ")
+	size, err := strconv.ParseInt(sizeStr, 10, 64)
+	if err != nil || size < 0 {
+		zr.Close()
+		f.Close()
+		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: bad size", h)
+	}
+	t, err := plumbing.ParseObjectType(tname)
+	if err != nil {
+		zr.Close()
+		f.Close()
+		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: %w", h, err)
+	}
+	typ, err := fromPlumbingType(t, h)
+	if err != nil {
+		zr.Close()
+		f.Close()
+		return 0, 0, nil, err
+	}
+	return typ, size, &looseReader{r: io.LimitReader(br, size), zr: zr, f: f}, nil
+}
+
+type looseReader struct {
+	r  io.Reader
+	zr io.Closer
+	f  *os.File
+}
+
+func (l *looseReader) Read(p []byte) (int, error) { return l.r.Read(p) }
+func (l *looseReader) Close() error {
+	l.zr.Close()
+	return l.f.Close()
+}
+
+// readWhole reads object h of type want into memory (commits and trees).
+func (v *Vault) readWhole(ctx context.Context, h engine.Hash, want int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	typ, size, rc, err := v.openObject(h)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	if typ != want {
+		return nil, fmt.Errorf("%w: %s is a %s, not a %s", engine.ErrObjectNotFound, h, typeNames[typ], typeNames[want])
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	if _, err := io.Copy(buf, rc); err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", typeNames[want], h, err)
+	}
+	if int64(buf.Len()) != size {
+		return nil, fmt.Errorf("read %s %s: got %d bytes, want %d", typeNames[want], h, buf.Len(), size)
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadCommit returns commit id, or an error wrapping engine.ErrObjectNotFound.
+func (v *Vault) ReadCommit(ctx context.Context, id engine.Hash) (*engine.Commit, error) {
+	data, err := v.readWhole(ctx, id, typeCommit)
+	if err != nil {
+		return nil, err
+	}
+	return decodeCommit(id, data)
+}
+
+// ReadTree returns the entries of tree id in git order, or an error
+// wrapping engine.ErrObjectNotFound.
+func (v *Vault) ReadTree(ctx context.Context, id engine.Hash) ([]engine.TreeEntry, error) {
+	data, err := v.readWhole(ctx, id, typeTree)
+	if err != nil {
+		return nil, err
+	}
+	return decodeTree(id, data)
+}
+
+// OpenBlob streams blob id and returns its size; the caller closes the
+// reader. Blobs over StreamThreshold are never read into memory whole.
+func (v *Vault) OpenBlob(ctx context.Context, id engine.Hash) (io.ReadCloser, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	typ, size, rc, err := v.openObject(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if typ != typeBlob {
+		rc.Close()
+		return nil, 0, fmt.Errorf("%w: %s is a %s, not a blob", engine.ErrObjectNotFound, id, typeNames[typ])
+	}
+	return rc, size, nil
+}
+
+// memOpenObject reads from the in-memory storage.
+func (v *Vault) memOpenObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
+	v.memMu.RLock()
+	obj, err := v.mem.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))
+	v.memMu.RUnlock()
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return 0, 0, nil, fmt.Errorf("%w: %s", engine.ErrObjectNotFound, h)
+		}
+		return 0, 0, nil, err
+	}
+	typ, err := fromPlumbingType(obj.Type(), h)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	rc, err := obj.Reader()
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return typ, obj.Size(), rc, nil
+}

@@ -1,0 +1,571 @@
+package gitbackend
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/thalix/tv/engine"
+)
+
+// Ref returns the current value of ref name: the loose ref file, else its
+// line in packed-refs. Symbolic refs are followed.
+func (v *Vault) Ref(ctx context.Context, name string) (engine.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.ZeroHash, err
+	}
+	if err := checkRefName(name); err != nil {
+		return engine.ZeroHash, err
+	}
+	var (
+		h   engine.Hash
+		ok  bool
+		err error
+	)
+	if v.mem != nil {
+		h, ok = v.memRef(name)
+	} else {
+		h, ok, err = v.readRef(name, nil)
+	}
+	if err != nil {
+		return engine.ZeroHash, err
+	}
+	if !ok {
+		return engine.ZeroHash, fmt.Errorf("%w: %s", engine.ErrRefNotFound, name)
+	}
+	return h, nil
+}
+
+// ListRefs returns every ref whose name starts with prefix, sorted by name.
+// Loose refs override packed ones.
+func (v *Vault) ListRefs(ctx context.Context, prefix string) ([]engine.Ref, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if v.mem != nil {
+		return v.memListRefs(prefix), nil
+	}
+	found := map[string]engine.Hash{}
+	// Walk the loose refs first, then read packed-refs: a concurrent
+	// `git pack-refs` writes packed-refs before it deletes a loose ref, so
+	// a ref moving from loose to packed is seen in one or the other.
+	dir := "refs/"
+	if strings.HasPrefix(prefix, "refs/") {
+		dir = prefix[:strings.LastIndexByte(prefix, '/')+1]
+	}
+	root := filepath.Join(v.path, filepath.FromSlash(dir))
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(v.path, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if !strings.HasPrefix(name, prefix) || refNameProblem(name) != "" {
+			return nil // lock files, editor backups: git ignores them too
+		}
+		h, ok, err := v.readLoose(name, nil)
+		if err != nil {
+			return err
+		}
+		if ok {
+			found[name] = h
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	packed, err := v.readPackedRefs()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range packed {
+		if _, loose := found[r.Name]; !loose && strings.HasPrefix(r.Name, prefix) {
+			found[r.Name] = r.Hash
+		}
+	}
+	out := make([]engine.Ref, 0, len(found))
+	for n, h := range found {
+		out = append(out, engine.Ref{Name: n, Hash: h})
+	}
+	slices.SortFunc(out, func(a, b engine.Ref) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func (v *Vault) refPath(name string) string {
+	return filepath.Join(v.path, filepath.FromSlash(name))
+}
+
+// readRef returns the value of a ref: loose, else packed.
+// seen tracks symbolic refs already followed.
+func (v *Vault) readRef(name string, seen []string) (engine.Hash, bool, error) {
+	h, ok, err := v.readLoose(name, seen)
+	if err != nil || ok {
+		return h, ok, err
+	}
+	// A loose ref is only ever replaced by rename or removed after
+	// packed-refs was rewritten, so missing here means: look in packed-refs.
+	packed, err := v.readPackedRefs()
+	if err != nil {
+		return engine.ZeroHash, false, err
+	}
+	if i, ok := slices.BinarySearchFunc(packed, name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {
+		return packed[i].Hash, true, nil
+	}
+	return engine.ZeroHash, false, nil
+}
+
+// readLoose reads the loose ref file of name. ok is false when there is no
+// such file.
+func (v *Vault) readLoose(name string, seen []string) (engine.Hash, bool, error) {
+	data, err := os.ReadFile(v.refPath(name))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+			return engine.ZeroHash, false, nil
+		}
+		return engine.ZeroHash, false, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	h, target, err := parseLooseRef(data)
+	if err != nil {
+		return engine.ZeroHash, false, fmt.Errorf("ref %s (%s) is corrupt: %v", name, v.refPath(name), err)
+	}
+	if target == "" {
+		return h, true, nil
+	}
+	if len(seen) >= MaxSymrefDepth || slices.Contains(seen, target) || checkRefName(target) != nil {
+		return engine.ZeroHash, false, fmt.Errorf("ref %s: symbolic ref to %q cannot be followed", name, target)
+	}
+	return v.readRef(target, append(seen, name))
+}
+
+// parseLooseRef parses a loose ref file: 40 hex digits and a newline, or
+// "ref: <target>".
+func parseLooseRef(data []byte) (engine.Hash, string, error) {
+	if t, ok := bytes.CutPrefix(data, []byte("ref:")); ok {
+		return engine.ZeroHash, string(bytes.TrimSpace(t)), nil
+	}
+	s := string(bytes.TrimRight(data, " \t\r\n"))
+	if len(s) != 40 {
+		return engine.ZeroHash, "", fmt.Errorf("content %q is not an object id", truncate(s, 60))
+	}
+	h, err := engine.ParseHash(s)
+	return h, "", err
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// readPackedRefs parses packed-refs, sorted by name. A missing file is no refs.
+func (v *Vault) readPackedRefs() ([]engine.Ref, error) {
+	data, err := os.ReadFile(filepath.Join(v.path, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	var out []engine.Ref
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hexID, name, ok := bytes.Cut(line, []byte(" "))
+		if !ok {
+			return nil, fmt.Errorf("packed-refs is corrupt: line %q", truncate(string(line), 80))
+		}
+		h, err := engine.ParseHash(string(hexID))
+		if err != nil {
+			return nil, fmt.Errorf("packed-refs is corrupt: line %q", truncate(string(line), 80))
+		}
+		out = append(out, engine.Ref{Name: string(name), Hash: h})
+	}
+	slices.SortFunc(out, func(a, b engine.Ref) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// UpdateRefs applies all updates or none, by git's lockfile protocol.
+func (v *Vault) UpdateRefs(ctx context.Context, updates ...engine.RefUpdate) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ups := slices.Clone(updates)
+	slices.SortFunc(ups, func(a, b engine.RefUpdate) int { return strings.Compare(a.Name, b.Name) })
+	for i, u := range ups {
+		if err := checkRefName(u.Name); err != nil {
+			return err
+		}
+		if i > 0 && ups[i-1].Name == u.Name {
+			return fmt.Errorf("%w: ref %s appears twice in one transaction", engine.ErrUsage, u.Name)
+		}
+		for _, o := range ups[:i] {
+			if strings.HasPrefix(u.Name, o.Name+"/") {
+				return fmt.Errorf("%w: refs %s and %s cannot both exist", engine.ErrUsage, o.Name, u.Name)
+			}
+		}
+	}
+	if len(ups) == 0 {
+		return nil
+	}
+	if v.mem != nil {
+		return v.memUpdateRefs(ups)
+	}
+	return v.diskUpdateRefs(ups)
+}
+
+// refLock is one held `<ref>.lock`.
+type refLock struct {
+	u        engine.RefUpdate
+	refPath  string
+	lockPath string
+	f        *os.File // open until its new value is written
+	done     bool     // renamed or removed: no longer ours to clean up
+}
+
+func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
+	locks := make([]*refLock, 0, len(ups))
+	defer func() {
+		// On failure remove only the locks this call created.
+		for _, l := range locks {
+			if l.f != nil {
+				l.f.Close()
+			}
+			if !l.done {
+				os.Remove(l.lockPath)
+			}
+		}
+	}()
+	// 1. Lock every ref, in sorted name order.
+	for _, u := range ups {
+		l := &refLock{u: u, refPath: v.refPath(u.Name)}
+		l.lockPath = l.refPath + ".lock"
+		f, err := createLockFile(l.lockPath, RefLockTimeout)
+		if err != nil {
+			return refLockError(u.Name, l.lockPath, err)
+		}
+		l.f = f
+		locks = append(locks, l)
+	}
+	// 2. Check every old value while all locks are held. Nobody following
+	// the protocol can change a locked ref, and `git pack-refs` needs the
+	// ref's lock to drop a loose ref, so loose-else-packed is stable.
+	packed, err := v.readPackedRefs()
+	if err != nil {
+		return err
+	}
+	inPacked := map[string]bool{}
+	for _, r := range packed {
+		inPacked[r.Name] = true
+	}
+	var packedDeletes []string
+	for _, l := range locks {
+		cur, exists, err := v.readLoose(l.u.Name, nil)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			if i, ok := slices.BinarySearchFunc(packed, l.u.Name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {
+				cur, exists = packed[i].Hash, true
+			}
+		}
+		if err := checkOld(l.u, cur, exists); err != nil {
+			return err
+		}
+		if l.u.Old.IsZero() && !l.u.New.IsZero() {
+			if err := v.checkNoDirConflict(l.u.Name, packed); err != nil {
+				return err
+			}
+		}
+		if l.u.New.IsZero() && inPacked[l.u.Name] {
+			packedDeletes = append(packedDeletes, l.u.Name)
+		}
+	}
+	// 3. Write and fsync the new values into the lock files.
+	for _, l := range locks {
+		if l.u.New.IsZero() {
+			continue
+		}
+		if _, err := l.f.WriteString(l.u.New.String() + "\n"); err != nil {
+			return fmt.Errorf("write %s: %w", l.lockPath, err)
+		}
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("fsync %s: %w", l.lockPath, err)
+		}
+		if err := l.f.Close(); err != nil {
+			l.f = nil
+			return fmt.Errorf("close %s: %w", l.lockPath, err)
+		}
+		l.f = nil
+	}
+	// 4. Deletions of packed refs rewrite packed-refs first, like git:
+	// until the loose file goes, readers still see the old value.
+	if len(packedDeletes) > 0 {
+		if err := v.deletePackedRefs(packedDeletes); err != nil {
+			return err
+		}
+	}
+	// 5. Commit: rename each lock over its ref (or remove the ref).
+	dirs := map[string]bool{}
+	var errs []error
+	for _, l := range locks {
+		if l.f != nil {
+			l.f.Close()
+			l.f = nil
+		}
+		if l.u.New.IsZero() {
+			if err := os.Remove(l.refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("delete ref %s: %w", l.u.Name, err))
+			}
+			os.Remove(l.lockPath)
+			l.done = true
+			v.removeEmptyRefDirs(filepath.Dir(l.refPath))
+		} else {
+			if err := os.Rename(l.lockPath, l.refPath); err != nil {
+				errs = append(errs, fmt.Errorf("update ref %s: %w", l.u.Name, err))
+				continue // the deferred cleanup removes the lock
+			}
+			l.done = true
+		}
+		dirs[filepath.Dir(l.refPath)] = true
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("fsync %s: %w", d, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("ref transaction partly applied: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// checkOld compares a ref's current value with the update's expected one.
+func checkOld(u engine.RefUpdate, cur engine.Hash, exists bool) error {
+	switch {
+	case u.Old.IsZero() && exists:
+		return fmt.Errorf("%w: %s already exists at %s (expected it to be absent)", engine.ErrRefStale, u.Name, cur)
+	case !u.Old.IsZero() && !exists:
+		return fmt.Errorf("%w: %s does not exist (expected %s)", engine.ErrRefStale, u.Name, u.Old)
+	case !u.Old.IsZero() && cur != u.Old:
+		return fmt.Errorf("%w: %s is at %s (expected %s)", engine.ErrRefStale, u.Name, cur, u.Old)
+	}
+	return nil
+}
+
+// checkNoDirConflict refuses to create name when a ref below it exists
+// (refs/a/b blocks refs/a and the other way round).
+func (v *Vault) checkNoDirConflict(name string, packed []engine.Ref) error {
+	for _, r := range packed {
+		if strings.HasPrefix(r.Name, name+"/") || strings.HasPrefix(name, r.Name+"/") {
+			return fmt.Errorf("%w: cannot create ref %s: ref %s exists", engine.ErrConflict, name, r.Name)
+		}
+	}
+	if fi, err := os.Stat(v.refPath(name)); err == nil && fi.IsDir() {
+		if v.removeEmptyRefDirs(v.refPath(name)); dirExists(v.refPath(name)) {
+			return fmt.Errorf("%w: cannot create ref %s: refs below %s/ exist", engine.ErrConflict, name, name)
+		}
+	}
+	return nil
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// removeEmptyRefDirs removes dir and its parents while they are empty,
+// stopping above refs/<x>/, like git after deleting a ref.
+func (v *Vault) removeEmptyRefDirs(dir string) {
+	stop := filepath.Join(v.path, "refs")
+	for len(dir) > len(stop) && filepath.Dir(dir) != stop {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// createLockFile creates path with O_CREATE|O_EXCL, retrying for up to
+// timeout while it exists, and creating missing parent directories.
+func createLockFile(path string, timeout time.Duration) (*os.File, error) {
+	deadline := time.Now().Add(timeout)
+	backoff := time.Millisecond
+	mkdirs := 0
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && mkdirs < 3:
+			// The directory is missing, or a concurrent delete just
+			// removed it as empty: create it and try again.
+			mkdirs++
+			if merr := os.MkdirAll(filepath.Dir(path), 0o755); merr != nil {
+				return nil, merr
+			}
+		case errors.Is(err, fs.ErrExist) && time.Now().Before(deadline):
+			time.Sleep(backoff + rand.N(backoff))
+			backoff = min(2*backoff, 20*time.Millisecond)
+		default:
+			return nil, err
+		}
+	}
+}
+
+func refLockError(name, lockPath string, err error) error {
+	if errors.Is(err, fs.ErrExist) {
+		return lockedError(lockPath)
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%w: cannot lock ref %s: a ref exists where a directory of its path should be", engine.ErrConflict, name)
+	}
+	return fmt.Errorf("lock ref %s: %w", name, err)
+}
+
+func lockedError(lockPath string) error {
+	return fmt.Errorf("%w: Unable to create '%s': File exists. Another tv or git process seems to be running in this vault, "+
+		"or one crashed and left the lock file behind. If no other process is running, remove the file by hand and try again",
+		engine.ErrRefLocked, lockPath)
+}
+
+// deletePackedRefs rewrites packed-refs without names, under
+// packed-refs.lock, the way git does.
+func (v *Vault) deletePackedRefs(names []string) error {
+	packedPath := filepath.Join(v.path, "packed-refs")
+	lockPath := packedPath + ".lock"
+	f, err := createLockFile(lockPath, PackedRefsLockTimeout)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return lockedError(lockPath)
+		}
+		return fmt.Errorf("lock packed-refs: %w", err)
+	}
+	committed := false
+	defer func() {
+		f.Close()
+		if !committed {
+			os.Remove(lockPath)
+		}
+	}()
+	data, err := os.ReadFile(packedPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("read packed-refs: %w", err)
+	}
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	var out bytes.Buffer
+	dropping := false
+	for line := range bytes.Lines(data) {
+		switch {
+		case len(line) > 0 && line[0] == '^':
+			if dropping {
+				continue // peeled value of a dropped ref
+			}
+		case len(line) > 0 && line[0] != '#':
+			_, name, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(" "))
+			dropping = drop[string(name)]
+			if dropping {
+				continue
+			}
+		}
+		out.Write(line)
+	}
+	if _, err := f.Write(out.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", lockPath, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", lockPath, err)
+	}
+	if err := os.Rename(lockPath, packedPath); err != nil {
+		return fmt.Errorf("rewrite packed-refs: %w", err)
+	}
+	committed = true
+	return syncDir(v.path)
+}
+
+// In-memory refs: go-git's memory ReferenceStorage behind the vault's mutex.
+
+func (v *Vault) memRef(name string) (engine.Hash, bool) {
+	v.memMu.RLock()
+	defer v.memMu.RUnlock()
+	r, ok := v.mem.ReferenceStorage[plumbing.ReferenceName(name)]
+	if !ok {
+		return engine.ZeroHash, false
+	}
+	return engine.Hash(r.Hash()), true
+}
+
+func (v *Vault) memListRefs(prefix string) []engine.Ref {
+	v.memMu.RLock()
+	defer v.memMu.RUnlock()
+	out := []engine.Ref{}
+	for n, r := range v.mem.ReferenceStorage {
+		if strings.HasPrefix(string(n), prefix) && r.Type() == plumbing.HashReference {
+			out = append(out, engine.Ref{Name: string(n), Hash: engine.Hash(r.Hash())})
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Ref) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (v *Vault) memUpdateRefs(ups []engine.RefUpdate) error {
+	v.memMu.Lock()
+	defer v.memMu.Unlock()
+	refs := v.mem.ReferenceStorage
+	for _, u := range ups {
+		r, exists := refs[plumbing.ReferenceName(u.Name)]
+		var cur engine.Hash
+		if exists {
+			cur = engine.Hash(r.Hash())
+		}
+		if err := checkOld(u, cur, exists); err != nil {
+			return err
+		}
+		if u.Old.IsZero() && !u.New.IsZero() {
+			for n := range refs {
+				if strings.HasPrefix(string(n), u.Name+"/") || strings.HasPrefix(u.Name, string(n)+"/") {
+					return fmt.Errorf("%w: cannot create ref %s: ref %s exists", engine.ErrConflict, u.Name, n)
+				}
+			}
+		}
+	}
+	for _, u := range ups {
+		n := plumbing.ReferenceName(u.Name)
+		if u.New.IsZero() {
+			delete(refs, n)
+		} else {
+			refs[n] = plumbing.NewHashReference(n, plumbing.Hash(u.New))
+		}
+	}
+	return nil
+}
