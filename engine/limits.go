@@ -7,3 +7,57 @@ const (
 	// MaxTokenBytes bounds a token read by `tv login --token-stdin`.
 	MaxTokenBytes = 4 << 10 // 4 KiB
 )
+
+// Naming limits.
+const (
+	// MaxNameBytes bounds a workspace or template name.
+	MaxNameBytes = 64
+	// MaxReasonBytes bounds a commit reason.
+	MaxReasonBytes = 8 << 10 // 8 KiB
+)
+
+// Import limits: the safe, bounded input rules for folder and zip imports.
+const (
+	// MaxImportFiles bounds the number of files in one import.
+	MaxImportFiles = 100_000
+	// MaxImportBytes bounds the total uncompressed bytes of one import.
+	MaxImportBytes = 2 << 30 // 2 GiB
+	// MaxFileBytes bounds one file of an import or a commit.
+	MaxFileBytes = 100 << 20 // 100 MiB
+	// MaxDepth bounds the number of path components.
+	MaxDepth = 64
+	// MaxPathBytes bounds a file path, in bytes.
+	MaxPathBytes = 1024
+	// MaxZipRatio bounds a zip entry's uncompressed/compressed size ratio.
+	MaxZipRatio = 100
+	// ZipRatioExemptBytes: entries up to this uncompressed size are exempt
+	// from MaxZipRatio (a small file of repeated bytes compresses far better
+	// than 100:1 yet cannot bomb anything).
+	ZipRatioExemptBytes = 1 << 20 // 1 MiB
+	// MaxZipEntries bounds the entries (files and folders) of a zip's
+	// central directory, read before anything is inflated.
+	MaxZipEntries = 2 * MaxImportFiles
+)
+
+// Checkout, walk-test and commit limits.
+const (
+	// ScanWorkers is how many folders are listed, and files hashed or
+	// written, at once.
+	ScanWorkers = 8
+	// MaxPlanEntries bounds the entries of each list a change plan prints
+	// (added, modified, deleted files and folders); counts stay exact.
+	MaxPlanEntries = 200
+	// MaxFindingsShown bounds the ICM findings a plan prints.
+	MaxFindingsShown = 200
+	// MaxCommitRetries bounds how often a commit re-applies itself on top
+	// of a head that moved without touching its paths.
+	MaxCommitRetries = 8
+)
+
+// History limits.
+const (
+	// DefaultLogLimit is how many versions `tv workspace log` shows.
+	DefaultLogLimit = 50
+	// MaxLogLimit bounds --limit of `tv workspace log`.
+	MaxLogLimit = 10_000
+)

@@ -55,6 +55,9 @@ func Run(ctx context.Context, args []string, stdio *IO) int {
 // --json) and returns its exit code.
 func (a *app) fail(err error) int {
 	code, name := classify(err)
+	if errors.As(err, new(silent)) {
+		return code // the command already printed its report
+	}
 	msg := err.Error()
 	if code == ExitUsage {
 		msg = strings.TrimPrefix(msg, "usage: ")

@@ -27,6 +27,11 @@ func (a *app) rootCommand() *cli.Command {
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			a.loginCommand(),
+			a.whoamiCommand(),
+			a.vaultCommand(),
+			a.workspaceCommand(),
+			a.templateCommand(),
+			a.mcpCommand(),
 		},
 	}
 }

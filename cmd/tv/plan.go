@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/icm"
+)
+
+// planDoc is the --json document of walk-test: each list bounded to
+// engine.MaxPlanEntries, counts exact.
+type planDoc struct {
+	WorkspaceID   string            `json:"workspace_id"`
+	WorkspaceName string            `json:"workspace_name"`
+	Baseline      engine.Hash       `json:"baseline"`
+	Valid         bool              `json:"valid"`
+	Changed       bool              `json:"changed"`
+	Counts        map[string]int    `json:"counts"`
+	Added         []engine.PlanFile `json:"added"`
+	Modified      []engine.PlanFile `json:"modified"`
+	Deleted       []engine.PlanFile `json:"deleted"`
+	AddedDirs     []string          `json:"added_folders"`
+	DeletedDirs   []string          `json:"deleted_folders"`
+	Truncated     bool              `json:"truncated"`
+	Findings      []icm.Finding     `json:"findings"`
+}
+
+func newPlanDoc(p *engine.Plan) planDoc {
+	truncated := false
+	files := func(l []engine.PlanFile) []engine.PlanFile {
+		if len(l) > engine.MaxPlanEntries {
+			truncated = true
+			return l[:engine.MaxPlanEntries]
+		}
+		return nonNil(l)
+	}
+	dirs := func(l []string) []string {
+		if len(l) > engine.MaxPlanEntries {
+			truncated = true
+			return l[:engine.MaxPlanEntries]
+		}
+		return nonNil(l)
+	}
+	findings := p.Findings
+	if len(findings) > engine.MaxFindingsShown {
+		findings, truncated = findings[:engine.MaxFindingsShown], true
+	}
+	return planDoc{
+		WorkspaceID: p.WorkspaceID, WorkspaceName: p.WorkspaceName, Baseline: p.Baseline,
+		Valid: p.Valid, Changed: p.Changed(),
+		Counts: map[string]int{
+			"added": len(p.Added), "modified": len(p.Modified), "deleted": len(p.Deleted),
+			"added_folders": len(p.AddedDirs), "deleted_folders": len(p.DeletedDirs),
+			"errors": countSeverity(p.Findings, icm.SeverityError), "warnings": countSeverity(p.Findings, icm.SeverityWarning),
+		},
+		Added: files(p.Added), Modified: files(p.Modified), Deleted: files(p.Deleted),
+		AddedDirs: dirs(p.AddedDirs), DeletedDirs: dirs(p.DeletedDirs),
+		Truncated: truncated, Findings: nonNil(findings),
+	}
+}
+
+func countSeverity(fs []icm.Finding, s icm.Severity) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// printPlan prints the human change plan.
+func printPlan(w io.Writer, p *engine.Plan) {
+	fmt.Fprintf(w, "workspace %s (%s), baseline %s\n", p.WorkspaceName, p.WorkspaceID, p.Baseline.Short())
+	if !p.Changed() {
+		fmt.Fprintln(w, "no changes")
+	} else {
+		fmt.Fprintf(w, "%d added, %d modified, %d deleted; %d folders added, %d deleted\n",
+			len(p.Added), len(p.Modified), len(p.Deleted), len(p.AddedDirs), len(p.DeletedDirs))
+	}
+	section := func(title string, n int, line func(i int) string) {
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%s:\n", title)
+		for i := 0; i < n && i < engine.MaxPlanEntries; i++ {
+			fmt.Fprintf(w, "  %s\n", line(i))
+		}
+		if n > engine.MaxPlanEntries {
+			fmt.Fprintf(w, "  … and %d more\n", n-engine.MaxPlanEntries)
+		}
+	}
+	section("added folders", len(p.AddedDirs), func(i int) string { return p.AddedDirs[i] + "/" })
+	section("deleted folders", len(p.DeletedDirs), func(i int) string { return p.DeletedDirs[i] + "/" })
+	section("added", len(p.Added), func(i int) string { return fmt.Sprintf("+ %s (%d bytes)", p.Added[i].Path, p.Added[i].Size) })
+	section("modified", len(p.Modified), func(i int) string {
+		f := p.Modified[i]
+		return fmt.Sprintf("~ %s (%d -> %d bytes)", f.Path, f.OldSize, f.Size)
+	})
+	section("deleted", len(p.Deleted), func(i int) string { return fmt.Sprintf("- %s (%d bytes)", p.Deleted[i].Path, p.Deleted[i].OldSize) })
+	errs, warns := countSeverity(p.Findings, icm.SeverityError), countSeverity(p.Findings, icm.SeverityWarning)
+	if len(p.Findings) > 0 {
+		fmt.Fprintf(w, "ICM findings: %d errors, %d warnings\n", errs, warns)
+		printFindings(w, p.Findings)
+	}
+	if p.Valid {
+		fmt.Fprintln(w, "valid")
+	} else {
+		fmt.Fprintln(w, "INVALID: fix the errors above; commit refuses an invalid tree")
+	}
+}
+
+func asInvalid(err error) (*engine.InvalidTreeError, bool) {
+	var inv *engine.InvalidTreeError
+	ok := errors.As(err, &inv)
+	return inv, ok
+}
+
+// silent is an error whose report was already printed (walk-test's plan):
+// it only sets the exit code.
+type silent struct{ err error }
+
+func (s silent) Error() string { return s.err.Error() }
+func (s silent) Unwrap() error { return s.err }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run this test binary as the `tv` command.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"tv": func() {
+			os.Exit(Run(context.Background(), os.Args, &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
+		},
+	})
+}
+
+// TestScripts runs the CLI end-to-end scenarios in testdata/script.
+// Each script gets a fresh HOME, vault, config and state directory, with
+// git identity and dates pinned.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			for k, v := range map[string]string{
+				"HOME":                home,
+				"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+				"XDG_DATA_HOME":       filepath.Join(home, ".local", "share"),
+				"XDG_STATE_HOME":      filepath.Join(home, ".local", "state"),
+				"TV_VAULT":            "",
+				"GIT_CONFIG_NOSYSTEM": "1",
+				"GIT_AUTHOR_DATE":     "2026-01-02T03:04:05Z",
+				"GIT_COMMITTER_DATE":  "2026-01-02T03:04:05Z",
+				"VAULT":               filepath.Join(home, ".local", "share", "tv", "vault.git"),
+			} {
+				env.Setenv(k, v)
+			}
+			return os.MkdirAll(home, 0o700)
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitCode},
+	})
+}
+
+// cmdExitCode implements `exitcode N prog args...`: run prog and require
+// exit status N (stdout and stderr stay available to later assertions).
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d\nstdout:\n%s\nstderr:\n%s", args[1], got, want, ts.ReadFile("stdout"), ts.ReadFile("stderr"))
+	}
+}

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/thalix/tv/mounts"
+	"github.com/thalix/tv/starter"
+)
+
+// CheckoutResult describes a finished checkout.
+type CheckoutResult struct {
+	Dir           string `json:"dir"`
+	WorkspaceID   string `json:"workspace_id"`
+	WorkspaceName string `json:"workspace_name"`
+	Baseline      Hash   `json:"baseline"`
+	Files         int    `json:"files"`
+	Bytes         int64  `json:"bytes"`
+}
+
+// Checkout writes the head version of a workspace (id or unambiguous name)
+// into dir, which must be absent or empty. Every file is verified against
+// its blob id and sha256 as it is written; the manifest is written last, so
+// an interrupted checkout has none. Templates are refused: they are
+// factories to init workspaces from.
+func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (*CheckoutResult, error) {
+	info, err := e.resolveWorkspace(ctx, workspace)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareEmptyDir(dir); err != nil {
+		return nil, err
+	}
+	c, err := e.vault.ReadCommit(ctx, info.Head)
+	if err != nil {
+		return nil, err
+	}
+	files, err := flatten(ctx, e.vault, c.Tree)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	written, err := e.writeCheckout(ctx, root, files)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: make([]ManifestFile, len(written))}
+	var total int64
+	for i, f := range written {
+		m.Files[i] = ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeString(f.mode)}
+		total += f.stamp.Size
+	}
+	// Let the file-system clock tick past the files' mtimes so the stat
+	// cache can vouch for them (see statCache.clean).
+	time.Sleep(racyTick)
+	if err := writeManifest(dir, m); err != nil {
+		return nil, err
+	}
+	entries := make(map[string]*cacheEntry, len(written))
+	for _, f := range written {
+		entries[f.path] = &cacheEntry{stamp: f.stamp, id: f.id, sha256: f.sha256, mode: f.mode}
+	}
+	_ = writeStatCache(dir, m, entries)
+	abs, _ := filepath.Abs(dir)
+	if e.opts.MountsPath != "" {
+		if err := mounts.Add(e.opts.MountsPath, mounts.Mount{Path: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, CheckedOutAt: e.opts.Now()}); err != nil {
+			return nil, fmt.Errorf("checkout is complete, but recording it in the mount registry failed: %w", err)
+		}
+	}
+	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: len(written), Bytes: total}, nil
+}
+
+// racyTick is how long checkout waits before stamping its stat cache.
+const racyTick = 20 * time.Millisecond
+
+// resolveWorkspace resolves a workspace and explains when the name or id
+// belongs to a template instead.
+func (e *Engine) resolveWorkspace(ctx context.Context, idOrName string) (*Info, error) {
+	info, err := e.resolve(ctx, KindWorkspace, idOrName)
+	if err == nil || !errors.Is(err, ErrNotFound) {
+		return info, err
+	}
+	if idOrName == starter.Name || idOrName == BuiltinTemplateID {
+		return nil, templateRefusal(idOrName)
+	}
+	if _, terr := e.resolve(ctx, KindTemplate, idOrName); terr == nil || errors.Is(terr, ErrConflict) {
+		return nil, templateRefusal(idOrName)
+	}
+	return nil, err
+}
+
+func templateRefusal(t string) error {
+	return fmt.Errorf("%w: %q is a template: templates are immutable factories to init workspaces from; run `tv workspace init --name NAME --template %s`, then check out that workspace", ErrUsage, t, t)
+}
+
+// prepareEmptyDir creates dir, or checks that an existing one is empty.
+func prepareEmptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return fmt.Errorf("%w: output %s: %v", ErrUsage, dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("%w: output directory %s is not empty; choose a new or empty directory", ErrConflict, dir)
+	}
+	return nil
+}
+
+// writeCheckout writes files under root in parallel, verifying each.
+func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileEntry) ([]*diskFile, error) {
+	out := make([]*diskFile, len(files))
+	made := map[string]bool{".": true}
+	for _, f := range files {
+		for d := path.Dir(f.Path); !made[d]; d = path.Dir(d) {
+			made[d] = true
+		}
+	}
+	for _, d := range sortedKeys(made) {
+		if d != "." {
+			if err := root.Mkdir(filepath.FromSlash(d), 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var (
+		mu       sync.Mutex
+		done     int64
+		firstErr error
+		wg       sync.WaitGroup
+		jobs     = make(chan int)
+	)
+	for range ScanWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 256<<10)
+			for i := range jobs {
+				df, err := e.writeOne(ctx, root, files[i], buf)
+				mu.Lock()
+				out[i] = df
+				done++
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				e.progress("checkout", done, int64(len(files)))
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return out, firstErr
+}
+
+// writeOne writes one blob to a new file, hashing as it goes, and checks
+// the bytes against the blob id.
+func (e *Engine) writeOne(ctx context.Context, root *os.Root, f FileEntry, buf []byte) (*diskFile, error) {
+	rc, size, err := e.vault.OpenBlob(ctx, f.ID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	defer rc.Close()
+	perm := fs.FileMode(0o644)
+	if f.Mode == ModeExecutable {
+		perm = 0o755
+	}
+	name := filepath.FromSlash(f.Path)
+	fh, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+	if err != nil {
+		return nil, err
+	}
+	h1, h2 := blobHasher(size), sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(fh, h1, h2), rc, buf)
+	if err == nil && n != size {
+		err = fmt.Errorf("blob %s of %s has %d bytes, expected %d", f.ID, f.Path, n, size)
+	}
+	if err == nil {
+		err = fh.Chmod(perm) // umask must not change what the version says
+	}
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = fh.Stat()
+	}
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", f.Path, err)
+	}
+	df := &diskFile{path: f.Path, stamp: stampOf(fi), mode: f.Mode}
+	copy(df.id[:], h1.Sum(nil))
+	copy(df.sha256[:], h2.Sum(nil))
+	if df.id != f.ID {
+		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.id, f.ID)
+	}
+	return df, nil
+}

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CommitResult describes the outcome of a commit.
+type CommitResult struct {
+	WorkspaceID   string `json:"workspace_id"`
+	WorkspaceName string `json:"workspace_name"`
+	// Version is the new head; zero when there was nothing to commit.
+	Version  Hash `json:"version"`
+	Parent   Hash `json:"parent"`
+	Added    int  `json:"added"`
+	Modified int  `json:"modified"`
+	Deleted  int  `json:"deleted"`
+	// NothingToCommit: the checkout matched its manifest (or its changes
+	// were already upstream); no version was made.
+	NothingToCommit bool `json:"nothing_to_commit"`
+	// OnTopOf is set when the head had moved since the checkout and the
+	// commit was applied on top of it (no file of the commit had changed
+	// upstream).
+	OnTopOf Hash `json:"on_top_of,omitempty"`
+}
+
+// ConflictError lists the paths that changed upstream since the checkout's
+// baseline. It matches ErrConflict.
+type ConflictError struct {
+	Paths []string
+}
+
+func (e *ConflictError) Error() string {
+	shown := e.Paths
+	more := ""
+	if len(shown) > MaxPlanEntries {
+		shown, more = shown[:MaxPlanEntries], fmt.Sprintf(" … and %d more", len(e.Paths)-MaxPlanEntries)
+	}
+	return fmt.Sprintf("%d file(s) changed upstream since this checkout: %s%s; nothing was committed. Check out the workspace again and re-apply your changes there",
+		len(e.Paths), strings.Join(shown, ", "), more)
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// Commit records the changes of checkout dir as a new version of its
+// workspace, in one compare-and-swap of the workspace ref. The reason is
+// required. An invalid tree yields *InvalidTreeError and a changed
+// baseline *ConflictError; either way the vault is unchanged. On success
+// the manifest is rewritten, atomically, to the new baseline.
+func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult, error) {
+	if err := ValidateReason(reason); err != nil {
+		return nil, err
+	}
+	sig, err := e.signature()
+	if err != nil {
+		return nil, err
+	}
+	p, err := planCheckout(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer p.disk.close()
+	if p.VaultID != e.vault.ID() {
+		return nil, fmt.Errorf("%w: %s is a checkout of vault %s, but tv is using vault %s (set TV_VAULT to the vault it came from)", ErrUsage, dir, p.VaultID, e.vault.ID())
+	}
+	if !p.Valid {
+		return nil, &InvalidTreeError{Findings: p.Findings}
+	}
+	res := &CommitResult{WorkspaceID: p.WorkspaceID, WorkspaceName: p.WorkspaceName}
+	if !p.Changed() {
+		res.NothingToCommit = true
+		return res, nil
+	}
+	ref := WorkspaceRefPrefix + p.WorkspaceID
+	for attempt := 0; ; attempt++ {
+		head, err := e.vault.Ref(ctx, ref)
+		if err != nil {
+			return nil, fmt.Errorf("workspace %s: %w", p.WorkspaceID, err)
+		}
+		version, changes, err := e.commitOnce(ctx, p, sig, reason, head)
+		if errors.Is(err, ErrRefStale) && attempt < MaxCommitRetries {
+			continue // the head moved under us: check again against the new head
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Parent = head
+		if head != p.Baseline {
+			res.OnTopOf = head
+		}
+		if version.IsZero() {
+			res.NothingToCommit = true
+			version = head
+		} else {
+			res.Version = version
+			res.Added, res.Modified, res.Deleted = countChanges(p, changes)
+		}
+		if err := p.rebase(version); err != nil {
+			return nil, fmt.Errorf("version %s was committed, but the manifest of %s could not be updated (check out again): %w", version.Short(), dir, err)
+		}
+		return res, nil
+	}
+}
+
+// commitOnce tries one compare-and-swap from head. It returns the new
+// version (zero when every change is already upstream) and the changes.
+func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason string, head Hash) (Hash, []change, error) {
+	hc, err := e.vault.ReadCommit(ctx, head)
+	if err != nil {
+		return ZeroHash, nil, err
+	}
+	changes := p.changes()
+	if head != p.Baseline {
+		if changes, err = e.checkUpstream(ctx, p, hc.Tree, changes); err != nil {
+			return ZeroHash, nil, err
+		}
+		if len(changes) == 0 {
+			return ZeroHash, nil, nil
+		}
+	}
+	w, err := e.vault.NewObjectWriter(ctx)
+	if err != nil {
+		return ZeroHash, nil, err
+	}
+	defer w.Abort()
+	if err := e.writeChangedBlobs(p, w, changes); err != nil {
+		return ZeroHash, nil, err
+	}
+	tree, err := applyChanges(ctx, e.vault, w, hc.Tree, changes)
+	if err != nil {
+		return ZeroHash, nil, err
+	}
+	if tree == hc.Tree {
+		return ZeroHash, nil, nil
+	}
+	msg := commitMessage(reason, trailerKind, string(KindWorkspace), trailerID, p.WorkspaceID, trailerName, p.WorkspaceName)
+	id, err := w.WriteCommit(&Commit{Tree: tree, Parents: []Hash{head}, Author: sig, Committer: sig, Message: msg})
+	if err != nil {
+		return ZeroHash, nil, err
+	}
+	if err := w.Finish(); err != nil {
+		return ZeroHash, nil, err
+	}
+	if err := e.vault.UpdateRefs(ctx, RefUpdate{Name: WorkspaceRefPrefix + p.WorkspaceID, Old: head, New: id}); err != nil {
+		return ZeroHash, nil, err
+	}
+	return id, changes, nil
+}
+
+// changes turns the plan into tree edits.
+func (p *Plan) changes() []change {
+	var cs []change
+	for _, l := range [][]PlanFile{p.Added, p.Modified} {
+		for _, pf := range l {
+			f := p.disk.files[pf.Path]
+			cs = append(cs, change{Path: pf.Path, Mode: f.mode, ID: f.id})
+		}
+	}
+	for _, pf := range p.Deleted {
+		cs = append(cs, change{Path: pf.Path, Delete: true})
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })
+	return cs
+}
+
+// checkUpstream compares each changed path's version at head with the
+// checkout's baseline version. A path whose upstream version is neither
+// the baseline's nor ours is a conflict; one that is already ours is
+// dropped from the changes.
+func (e *Engine) checkUpstream(ctx context.Context, p *Plan, headTree Hash, changes []change) ([]change, error) {
+	var conflicts []string
+	kept := changes[:0:0]
+	for _, c := range changes {
+		up, ok, err := lookupPath(ctx, e.vault, headTree, c.Path)
+		if err != nil {
+			return nil, err
+		}
+		if ok && up.Mode == ModeDir {
+			ok = false
+		}
+		var base *ManifestFile = p.byPath[c.Path]
+		switch {
+		case !ok && base == nil, ok && base != nil && up.ID == base.Version && modeString(up.Mode) == base.Mode:
+			kept = append(kept, c) // unchanged upstream
+		case !ok && c.Delete, ok && !c.Delete && up.ID == c.ID && up.Mode == c.Mode:
+			// already upstream exactly as we would make it
+		default:
+			conflicts = append(conflicts, c.Path)
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, &ConflictError{Paths: conflicts}
+	}
+	return kept, nil
+}
+
+// writeChangedBlobs streams the changed files into w and checks that each
+// still hashes to what the scan saw.
+func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) error {
+	for i, c := range changes {
+		if c.Delete {
+			continue
+		}
+		f := p.disk.files[c.Path]
+		fh, err := p.disk.root.OpenFile(filepath.FromSlash(c.Path), os.O_RDONLY|noFollow, 0)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", c.Path, err)
+		}
+		id, err := w.WriteBlob(fh, f.stamp.Size)
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("%w: %s changed while committing (%v); run the commit again", ErrConflict, c.Path, err)
+		}
+		if id != c.ID {
+			return fmt.Errorf("%w: %s changed while committing; run the commit again", ErrConflict, c.Path)
+		}
+		e.progress("commit", int64(i+1), int64(len(changes)))
+	}
+	return nil
+}
+
+func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
+	for _, c := range changes {
+		switch _, had := p.byPath[c.Path]; {
+		case c.Delete:
+			deleted++
+		case had:
+			modified++
+		default:
+			added++
+		}
+	}
+	return
+}
+
+// rebase rewrites the manifest (and stat cache) so that version is the
+// baseline and every file on disk that the plan changed is recorded with
+// its new version.
+func (p *Plan) rebase(version Hash) error {
+	m := *p.manifest
+	m.Baseline = version
+	files := make(map[string]ManifestFile, len(m.Files))
+	for _, f := range m.Files {
+		files[f.Path] = f
+	}
+	for _, pf := range p.Deleted {
+		delete(files, pf.Path)
+	}
+	for _, l := range [][]PlanFile{p.Added, p.Modified} {
+		for _, pf := range l {
+			f := p.disk.files[pf.Path]
+			files[pf.Path] = ManifestFile{Path: pf.Path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeString(f.mode)}
+		}
+	}
+	m.Files = make([]ManifestFile, 0, len(files))
+	for _, k := range sortedKeys(files) {
+		m.Files = append(m.Files, files[k])
+	}
+	if err := writeManifest(p.Dir, &m); err != nil {
+		return err
+	}
+	p.manifest = &m
+	_ = p.saveCache()
+	return nil
+}

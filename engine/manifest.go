@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/thalix/tv/atomicfile"
+)
+
+// ManifestFormat is the manifest format version tv writes and reads.
+const ManifestFormat = 1
+
+// Manifest is the identity of a checkout: which vault and workspace it
+// came from, the version it is based on, and per file its version. It holds
+// no token, credential, storage key, URL or absolute local path.
+type Manifest struct {
+	Format        int            `json:"format"`
+	VaultID       string         `json:"vault_id"`
+	WorkspaceID   string         `json:"workspace_id"`
+	WorkspaceName string         `json:"workspace_name"`
+	Baseline      Hash           `json:"baseline"`
+	Files         []ManifestFile `json:"files"`
+}
+
+// ManifestFile is one file of a checkout as it was written.
+type ManifestFile struct {
+	Path    string `json:"path"`
+	Version Hash   `json:"version"` // git blob id
+	SHA256  string `json:"sha256"`
+	Size    int64  `json:"size"`
+	Mode    string `json:"mode"` // "100644" or "100755"
+}
+
+func modeString(m FileMode) string { return strconv.FormatUint(uint64(m), 8) }
+
+func parseMode(s string) (FileMode, error) {
+	switch s {
+	case "100644":
+		return ModeFile, nil
+	case "100755":
+		return ModeExecutable, nil
+	}
+	return 0, fmt.Errorf("file mode %q is not 100644 or 100755", s)
+}
+
+// ReadManifest reads the manifest of checkout dir. A directory without one
+// yields ErrNotFound with advice; a damaged one ErrRefused.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: %s in %s is damaged (%v); check out again", ErrRefused, ManifestName, dir, err)
+	}
+	if m.Format != ManifestFormat || m.WorkspaceID == "" || m.Baseline.IsZero() {
+		return nil, fmt.Errorf("%w: %s in %s has format %d or lacks identity; check out again with this tv", ErrRefused, ManifestName, dir, m.Format)
+	}
+	for _, f := range m.Files {
+		if err := CheckPath(f.Path); err != nil {
+			return nil, fmt.Errorf("%s in %s: %w", ManifestName, dir, err)
+		}
+		if _, err := parseMode(f.Mode); err != nil {
+			return nil, fmt.Errorf("%w: %s in %s: %s: %v", ErrRefused, ManifestName, dir, f.Path, err)
+		}
+	}
+	return &m, nil
+}
+
+// writeManifest replaces the manifest of dir atomically.
+func writeManifest(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package engine
+
+// noFollow is not available; callers Lstat first.
+const noFollow = 0

@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// diskFile is a regular file found by a scan.
+type diskFile struct {
+	path  string
+	stamp fileStamp
+	mode  FileMode
+	// id and sha256 are the content's, filled by hashing (or the cache).
+	id     Hash
+	sha256 [32]byte
+	hashed bool
+}
+
+// snapshot is what a scan saw of a checkout: its regular files, folders,
+// and a read-only fs.FS view for ICM validation that serves directory
+// listings from the scan and opens files without following symlinks.
+type snapshot struct {
+	root  *os.Root
+	files map[string]*diskFile
+	dirs  map[string][]fs.DirEntry // by slash path, "." for the root
+}
+
+// scanCheckout lists dir without following symlinks, in parallel. It skips
+// tv's own metadata and any .git folder (a checkout may itself be kept in
+// git; .git is never part of a workspace).
+func scanCheckout(dir string) (*snapshot, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot{root: root, files: map[string]*diskFile{}, dirs: map[string][]fs.DirEntry{}}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+		sem      = make(chan struct{}, ScanWorkers)
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	var visit func(rel string)
+	visit = func(rel string) {
+		defer wg.Done()
+		sem <- struct{}{}
+		entries, files, subdirs, err := readDirStat(dir, rel)
+		<-sem
+		if err != nil {
+			fail(err)
+			return
+		}
+		mu.Lock()
+		s.dirs[rel] = entries
+		for _, f := range files {
+			s.files[f.path] = f
+		}
+		mu.Unlock()
+		for _, d := range subdirs {
+			wg.Add(1)
+			go visit(d)
+		}
+	}
+	wg.Add(1)
+	visit(".")
+	wg.Wait()
+	if firstErr != nil {
+		root.Close()
+		return nil, firstErr
+	}
+	return s, nil
+}
+
+// readDirStat lists one folder and lstats its regular files.
+func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, subdirs []string, err error) {
+	abs := filepath.Join(dir, filepath.FromSlash(rel))
+	all, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	entries = all[:0]
+	for _, e := range all {
+		p := e.Name()
+		if rel != "." {
+			p = rel + "/" + p
+		}
+		if e.Name() == ".git" || (rel == "." && isReserved(p)) {
+			continue
+		}
+		entries = append(entries, e)
+		switch t := e.Type(); {
+		case t.IsDir():
+			subdirs = append(subdirs, p)
+		case t.IsRegular():
+			fi, err := e.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed while scanning
+			}
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			files = append(files, &diskFile{path: p, stamp: stampOf(fi), mode: modeOf(fi.Mode())})
+		}
+	}
+	return entries, files, subdirs, nil
+}
+
+func (s *snapshot) close() { s.root.Close() }
+
+// hashFiles computes git blob ids and sha256 of the given files in
+// parallel, reading each through the root without following symlinks.
+func (s *snapshot) hashFiles(files []*diskFile) error {
+	jobs := make(chan *diskFile)
+	errs := make(chan error, ScanWorkers)
+	var wg sync.WaitGroup
+	for range ScanWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 256<<10)
+			for f := range jobs {
+				if err := s.hashOne(f, buf); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for _, f := range files {
+		jobs <- f
+	}
+	close(jobs)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
+	fh, err := s.root.OpenFile(filepath.FromSlash(f.path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", f.path, err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, f.path)
+	}
+	if fi.Size() > MaxFileBytes {
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte (%d MiB) per-file limit", ErrRefused, f.path, fi.Size(), MaxFileBytes, MaxFileBytes>>20)
+	}
+	f.stamp = stampOf(fi)
+	h1, h2 := blobHasher(fi.Size()), sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(h1, h2), io.LimitReader(fh, fi.Size()+1), buf)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", f.path, err)
+	}
+	if n != fi.Size() {
+		return fmt.Errorf("%w: %s changed size while it was read; run again", ErrConflict, f.path)
+	}
+	copy(f.id[:], h1.Sum(nil))
+	copy(f.sha256[:], h2.Sum(nil))
+	f.hashed = true
+	return nil
+}
+
+// blobHasher returns a SHA-1 primed with git's blob header.
+func blobHasher(size int64) hash.Hash {
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.FormatInt(size, 10) + "\x00"))
+	return h
+}
+
+// FS returns the snapshot as an fs.FS for ICM validation.
+func (s *snapshot) FS() fs.FS { return snapshotFS{s} }
+
+type snapshotFS struct{ s *snapshot }
+
+func (f snapshotFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if _, ok := f.s.dirs[name]; ok {
+		return f.s.root.Open(filepath.FromSlash(name))
+	}
+	if _, ok := f.s.files[name]; !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow, 0)
+}
+
+// ReadDir serves listings from the scan, so validation does not walk the
+// disk a second time.
+func (f snapshotFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, ok := f.s.dirs[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	out := append([]fs.DirEntry(nil), entries...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, nil
+}
+
+// Stat answers from the scan where it can.
+func (f snapshotFS) Stat(name string) (fs.FileInfo, error) {
+	if _, ok := f.s.dirs[name]; ok {
+		return dirInfo(path.Base(name)), nil
+	}
+	return fs.Stat(fsOnly{f}, name)
+}
+
+// fsOnly hides snapshotFS's StatFS method to avoid recursion.
+type fsOnly struct{ f snapshotFS }
+
+func (o fsOnly) Open(name string) (fs.File, error) { return o.f.Open(name) }
+
+type dirInfo string
+
+func (d dirInfo) Name() string       { return string(d) }
+func (d dirInfo) Size() int64        { return 0 }
+func (d dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o755 }
+func (d dirInfo) ModTime() time.Time { return time.Time{} }
+func (d dirInfo) IsDir() bool        { return true }
+func (d dirInfo) Sys() any           { return nil }

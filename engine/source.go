@@ -1,0 +1,320 @@
+package engine
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// sourceFile is one validated file of an import source.
+type sourceFile struct {
+	path string
+	mode FileMode
+	size int64
+	open func() (io.ReadCloser, error)
+}
+
+// source is a validated, bounded import input: its files, and an fs.FS
+// view for ICM validation. close releases it.
+type source struct {
+	files []sourceFile
+	fsys  fs.FS
+	close func() error
+}
+
+// inventory accumulates an import's entries and enforces the safe-input
+// rules and limits as it goes.
+type inventory struct {
+	files []sourceFile
+	seen  map[string]bool // files and folders by exact path; true for folders
+	fold  foldSet
+	total int64
+}
+
+func newInventory() *inventory {
+	return &inventory{seen: map[string]bool{}, fold: foldSet{}}
+}
+
+func (inv *inventory) addDir(p string) error {
+	if err := CheckPath(p); err != nil {
+		return err
+	}
+	if isDir, ok := inv.seen[p]; ok && !isDir {
+		return fmt.Errorf("%w: %q is both a file and a folder", ErrRefused, p)
+	}
+	inv.seen[p] = true
+	return inv.fold.add(p)
+}
+
+func (inv *inventory) addFile(f sourceFile) error {
+	p := f.path
+	if err := CheckPath(p); err != nil {
+		return err
+	}
+	if _, dup := inv.seen[p]; dup {
+		return fmt.Errorf("%w: %q appears twice", ErrRefused, p)
+	}
+	for dir := p; ; {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			break
+		}
+		dir = dir[:i]
+		if isDir, ok := inv.seen[dir]; ok && !isDir {
+			return fmt.Errorf("%w: %q is both a file and a folder", ErrRefused, dir)
+		}
+		inv.seen[dir] = true
+	}
+	inv.seen[p] = false
+	if err := inv.fold.add(p); err != nil {
+		return err
+	}
+	if len(inv.files) >= MaxImportFiles {
+		return fmt.Errorf("%w: more than %d files", ErrRefused, MaxImportFiles)
+	}
+	if f.size > MaxFileBytes {
+		return fmt.Errorf("%w: %q is %d bytes, over the %d-byte (%d MiB) per-file limit", ErrRefused, p, f.size, MaxFileBytes, MaxFileBytes>>20)
+	}
+	inv.total += f.size
+	if inv.total > MaxImportBytes {
+		return fmt.Errorf("%w: more than %d bytes (%d GiB) in total", ErrRefused, MaxImportBytes, MaxImportBytes>>30)
+	}
+	inv.files = append(inv.files, f)
+	return nil
+}
+
+func (inv *inventory) sorted() []sourceFile {
+	sort.Slice(inv.files, func(i, j int) bool { return inv.files[i].path < inv.files[j].path })
+	return inv.files
+}
+
+// openSource opens a folder or a .zip file as an import source. Every
+// entry is checked before any byte of content is read.
+func openSource(path string) (*source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: import source %s does not exist", ErrNotFound, path)
+		}
+		return nil, err
+	}
+	if fi.IsDir() {
+		return openFolder(path)
+	}
+	if fi.Mode().IsRegular() && strings.EqualFold(filepath.Ext(path), ".zip") {
+		return openZip(path, fi.Size())
+	}
+	return nil, fmt.Errorf("%w: %s is neither a folder nor a .zip file", ErrUsage, path)
+}
+
+func openFolder(dir string) (*source, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	fsys := root.FS()
+	files, err := inventoryFS(fsys, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
+		return func() (io.ReadCloser, error) { return openRegular(root, p, info) }
+	})
+	if err != nil {
+		root.Close()
+		if errors.Is(err, errGitFolder) {
+			err = fmt.Errorf("%w: %s holds a .git folder; import the files, not a git repository (copy them out, or use `git archive` to make a zip)", ErrRefused, dir)
+		}
+		return nil, err
+	}
+	return &source{files: files, fsys: fsys, close: root.Close}, nil
+}
+
+// fsSource makes a source of an fs.FS whose files open through it (the
+// bundled starter).
+func fsSource(fsys fs.FS) (*source, error) {
+	files, err := inventoryFS(fsys, func(p string, _ fs.FileInfo) func() (io.ReadCloser, error) {
+		return func() (io.ReadCloser, error) { return fsys.Open(p) }
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &source{files: files, fsys: fsys, close: func() error { return nil }}, nil
+}
+
+var errGitFolder = errors.New(".git folder")
+
+// inventoryFS walks fsys without following symlinks and checks every
+// entry against the safe-input rules. opener makes each file's open func.
+func inventoryFS(fsys fs.FS, opener func(p string, info fs.FileInfo) func() (io.ReadCloser, error)) ([]sourceFile, error) {
+	inv := newInventory()
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() && p == ".git" {
+			return errGitFolder
+		}
+		if isReserved(p) {
+			return nil
+		}
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			return fmt.Errorf("%w: %q is a symlink; tv stores no symlinks", ErrRefused, p)
+		case t.IsDir():
+			return inv.addDir(p)
+		case !t.IsRegular():
+			return fmt.Errorf("%w: %q is a %s, not a regular file", ErrRefused, p, fileTypeName(t))
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return inv.addFile(sourceFile{path: p, mode: modeOf(info.Mode()), size: info.Size(), open: opener(p, info)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv.sorted(), nil
+}
+
+// openRegular opens a regular file inside root without following a
+// symlink and checks that it is still the file that was inspected.
+func openRegular(root *os.Root, name string, want fs.FileInfo) (io.ReadCloser, error) {
+	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	got, err := f.Stat()
+	if err == nil && (!got.Mode().IsRegular() || got.Size() != want.Size()) {
+		err = fmt.Errorf("%w: %s changed while it was being read; try again", ErrConflict, name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func fileTypeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeIrregular != 0:
+		return "irregular file"
+	}
+	return "special file"
+}
+
+func modeOf(m fs.FileMode) FileMode {
+	if m&0o111 != 0 {
+		return ModeExecutable
+	}
+	return ModeFile
+}
+
+func openZip(path string, size int64) (*source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(f, size)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a readable zip: %v", ErrRefused, path, err)
+	}
+	if len(zr.File) > MaxZipEntries {
+		f.Close()
+		return nil, fmt.Errorf("%w: zip has %d entries, over %d", ErrRefused, len(zr.File), MaxZipEntries)
+	}
+	inv := newInventory()
+	for _, zf := range zr.File {
+		if err := addZipEntry(inv, zf); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return &source{files: inv.sorted(), fsys: zr, close: f.Close}, nil
+}
+
+func addZipEntry(inv *inventory, zf *zip.File) error {
+	name := zf.Name
+	if err := CheckPath(strings.TrimSuffix(name, "/")); err != nil {
+		return fmt.Errorf("zip entry: %w", err)
+	}
+	mode := zf.Mode()
+	if strings.HasSuffix(name, "/") || mode.IsDir() {
+		return inv.addDir(strings.TrimSuffix(name, "/"))
+	}
+	p := name
+	if isReserved(p) {
+		return nil
+	}
+	if mode&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%w: zip entry %q is a symlink; tv stores no symlinks", ErrRefused, p)
+	}
+	if !mode.IsRegular() {
+		return fmt.Errorf("%w: zip entry %q is a %s, not a regular file", ErrRefused, p, fileTypeName(mode))
+	}
+	declared := zf.UncompressedSize64
+	if declared > MaxFileBytes {
+		return fmt.Errorf("%w: zip entry %q declares %d bytes, over the %d-byte per-file limit", ErrRefused, p, declared, MaxFileBytes)
+	}
+	if declared > ZipRatioExemptBytes && declared > MaxZipRatio*zf.CompressedSize64 {
+		return fmt.Errorf("%w: zip entry %q inflates %d bytes from %d (over the %d:1 ratio limit): a zip bomb?", ErrRefused, p, declared, zf.CompressedSize64, MaxZipRatio)
+	}
+	return inv.addFile(sourceFile{
+		path: p, mode: modeOf(mode), size: int64(declared),
+		open: func() (io.ReadCloser, error) {
+			rc, err := zf.Open()
+			if err != nil {
+				return nil, fmt.Errorf("%w: zip entry %q: %v", ErrRefused, p, err)
+			}
+			return &exactReader{rc: rc, name: p, left: int64(declared)}, nil
+		},
+	})
+}
+
+// exactReader yields a zip entry's bytes and fails if the entry inflates
+// to more bytes than it declared (a lying size), counting what is
+// actually inflated rather than trusting the header.
+type exactReader struct {
+	rc   io.ReadCloser
+	name string
+	left int64
+}
+
+func (r *exactReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		var one [1]byte
+		if n, _ := r.rc.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("%w: zip entry %q inflates to more bytes than it declares", ErrRefused, r.name)
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.rc.Read(p)
+	r.left -= int64(n)
+	if err == io.EOF && r.left > 0 {
+		return n, fmt.Errorf("%w: zip entry %q inflates to fewer bytes than it declares", ErrRefused, r.name)
+	}
+	if err != nil && err != io.EOF {
+		return n, fmt.Errorf("%w: zip entry %q: %v", ErrRefused, r.name, err)
+	}
+	return n, nil
+}
+
+func (r *exactReader) Close() error { return r.rc.Close() }

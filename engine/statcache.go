@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/thalix/tv/atomicfile"
+)
+
+// statCache remembers, per file of a checkout, the lstat facts seen when
+// its content was last hashed, so walk-test re-hashes only files whose
+// size, mtime, inode or mode changed. It also copies the manifest, so an
+// unchanged checkout is checked without parsing the JSON manifest. It is
+// a cache, not identity: when it is missing, stale or damaged, tv falls
+// back to the manifest and hashes.
+type statCache struct {
+	manifest fileStamp // the manifest file this cache was built from
+	written  int64     // the cache file's own mtime (ns): racy-entry cutoff
+	header   Manifest  // manifest identity, Files left empty
+	entries  map[string]*cacheEntry
+}
+
+// fileStamp identifies a version of a file without reading it.
+type fileStamp struct {
+	Size  int64
+	Mtime int64 // ns
+	Ino   uint64
+	Mode  uint32
+}
+
+type cacheEntry struct {
+	stamp  fileStamp
+	id     Hash
+	sha256 [32]byte
+	mode   FileMode
+}
+
+const statCacheMagic = "TVSC1\n"
+
+func stampOf(fi os.FileInfo) fileStamp {
+	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.Ino = uint64(st.Ino)
+	}
+	return s
+}
+
+// clean reports whether a file whose lstat gives st still holds e's
+// content: same stamp, and not modified in the same clock tick as the
+// cache was written (git's "racy" rule).
+func (c *statCache) clean(e *cacheEntry, st fileStamp) bool {
+	return e.stamp == st && st.Mtime < c.written
+}
+
+// loadStatCache reads dir's cache if it belongs to the current manifest.
+// Any problem yields nil: the caller falls back to the manifest.
+func loadStatCache(dir string) *statCache {
+	mfi, err := os.Lstat(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil
+	}
+	path := filepath.Join(dir, StatCacheName)
+	cfi, err := os.Lstat(path)
+	if err != nil || !cfi.Mode().IsRegular() {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	c, err := decodeStatCache(b)
+	if err != nil || c.manifest != stampOf(mfi) {
+		return nil
+	}
+	c.written = cfi.ModTime().UnixNano()
+	return c
+}
+
+// manifestFromCache rebuilds the manifest from the cache.
+func (c *statCache) toManifest(paths []string) *Manifest {
+	m := c.header
+	m.Files = make([]ManifestFile, 0, len(paths))
+	for _, p := range paths {
+		e := c.entries[p]
+		m.Files = append(m.Files, ManifestFile{Path: p, Version: e.id, SHA256: hex.EncodeToString(e.sha256[:]), Size: e.stamp.Size, Mode: modeString(e.mode)})
+	}
+	return &m
+}
+
+func decodeStatCache(b []byte) (*statCache, error) {
+	d := &decoder{b: b}
+	if string(d.take(len(statCacheMagic))) != statCacheMagic {
+		return nil, errors.New("bad magic")
+	}
+	c := &statCache{entries: map[string]*cacheEntry{}}
+	c.manifest = d.stamp()
+	c.header.Format = ManifestFormat
+	c.header.VaultID = d.str()
+	c.header.WorkspaceID = d.str()
+	c.header.WorkspaceName = d.str()
+	copy(c.header.Baseline[:], d.take(20))
+	n := d.u32()
+	for i := uint32(0); i < n && d.err == nil; i++ {
+		p := d.str()
+		e := &cacheEntry{stamp: d.stamp()}
+		copy(e.id[:], d.take(20))
+		copy(e.sha256[:], d.take(32))
+		e.mode = FileMode(d.u32())
+		c.entries[p] = e
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return c, nil
+}
+
+// decoder reads the stat cache's little-endian fields; a short buffer
+// sets err and yields zeros.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) take(n int) []byte {
+	if d.err != nil || len(d.b) < n {
+		d.err = errors.New("stat cache truncated")
+		return make([]byte, n)
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) u32() uint32 { return binary.LittleEndian.Uint32(d.take(4)) }
+func (d *decoder) u64() uint64 { return binary.LittleEndian.Uint64(d.take(8)) }
+func (d *decoder) str() string {
+	n := binary.LittleEndian.Uint16(d.take(2))
+	return string(d.take(int(n)))
+}
+func (d *decoder) stamp() fileStamp {
+	return fileStamp{Size: int64(d.u64()), Mtime: int64(d.u64()), Ino: d.u64(), Mode: d.u32()}
+}
+
+// writeStatCache writes the cache for dir's current manifest m and the
+// given entries (by path). Failure is not fatal to callers: the cache is
+// only an accelerator.
+func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) error {
+	mfi, err := os.Lstat(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	var scratch [8]byte
+	u32 := func(v uint32) { binary.LittleEndian.PutUint32(scratch[:4], v); w.Write(scratch[:4]) }
+	u64 := func(v uint64) { binary.LittleEndian.PutUint64(scratch[:], v); w.Write(scratch[:]) }
+	str := func(s string) {
+		binary.LittleEndian.PutUint16(scratch[:2], uint16(len(s)))
+		w.Write(scratch[:2])
+		w.WriteString(s)
+	}
+	stamp := func(s fileStamp) { u64(uint64(s.Size)); u64(uint64(s.Mtime)); u64(s.Ino); u32(s.Mode) }
+	w.WriteString(statCacheMagic)
+	stamp(stampOf(mfi))
+	str(m.VaultID)
+	str(m.WorkspaceID)
+	str(m.WorkspaceName)
+	w.Write(m.Baseline[:])
+	u32(uint32(len(entries)))
+	for p, e := range entries {
+		str(p)
+		stamp(e.stamp)
+		w.Write(e.id[:])
+		w.Write(e.sha256[:])
+		u32(uint32(e.mode))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, StatCacheName), buf.Bytes(), 0o644)
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// FileEntry is one file of a workspace version.
+type FileEntry struct {
+	Path string   // slash-separated, relative to the workspace root
+	Mode FileMode // ModeFile or ModeExecutable
+	ID   Hash     // blob id: the file's version
+	Size int64    // bytes; filled in where known
+}
+
+// flatten lists every file under tree, sorted by path. Entries that tv
+// never writes (symlinks, submodules) are refused: a vault written by tv
+// never holds them.
+func flatten(ctx context.Context, o Objects, tree Hash) ([]FileEntry, error) {
+	var out []FileEntry
+	var walk func(dir string, id Hash) error
+	walk = func(dir string, id Hash) error {
+		entries, err := o.ReadTree(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, en := range entries {
+			p := path.Join(dir, en.Name)
+			switch en.Mode {
+			case ModeDir:
+				if err := walk(p, en.ID); err != nil {
+					return err
+				}
+			case ModeFile, ModeExecutable:
+				out = append(out, FileEntry{Path: p, Mode: en.Mode, ID: en.ID})
+			default:
+				return fmt.Errorf("%w: %s has git mode %o, which tv does not handle", ErrRefused, p, en.Mode)
+			}
+		}
+		return nil
+	}
+	if !tree.IsZero() {
+		if err := walk("", tree); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// lookupPath returns the entry at a slash path inside tree, reading only
+// the trees along the path; ok is false when nothing is there.
+func lookupPath(ctx context.Context, o Objects, tree Hash, p string) (TreeEntry, bool, error) {
+	cur := TreeEntry{Mode: ModeDir, ID: tree}
+	for _, name := range strings.Split(p, "/") {
+		if cur.Mode != ModeDir || cur.ID.IsZero() {
+			return TreeEntry{}, false, nil
+		}
+		entries, err := o.ReadTree(ctx, cur.ID)
+		if err != nil {
+			return TreeEntry{}, false, err
+		}
+		found := false
+		for _, en := range entries {
+			if en.Name == name {
+				cur, found = en, true
+				break
+			}
+		}
+		if !found {
+			return TreeEntry{}, false, nil
+		}
+	}
+	return cur, true, nil
+}
+
+// change is one path edit applied to a tree: set a file, or delete it.
+type change struct {
+	Path   string
+	Mode   FileMode
+	ID     Hash
+	Delete bool
+}
+
+// applyChanges writes the trees that result from applying changes to base
+// (ZeroHash for an empty tree) and returns the new root tree. Only the
+// trees along changed paths are read and written, so the cost is
+// proportional to the changed paths and their depth, not to the tree.
+// Directories left empty disappear.
+func applyChanges(ctx context.Context, o Objects, w ObjectWriter, base Hash, changes []change) (Hash, error) {
+	root, err := applyDir(ctx, o, w, base, changes, 0)
+	if err != nil {
+		return ZeroHash, err
+	}
+	if root.IsZero() {
+		return w.WriteTree(nil)
+	}
+	return root, nil
+}
+
+// applyDir applies changes (paths relative to this dir, starting at byte
+// offset off) to tree dir and returns its new id, or ZeroHash when empty.
+func applyDir(ctx context.Context, o Objects, w ObjectWriter, dir Hash, changes []change, off int) (Hash, error) {
+	entries := map[string]TreeEntry{}
+	if !dir.IsZero() {
+		list, err := o.ReadTree(ctx, dir)
+		if err != nil {
+			return ZeroHash, err
+		}
+		for _, en := range list {
+			entries[en.Name] = en
+		}
+	}
+	sub := map[string][]change{}
+	for _, c := range changes {
+		rest := c.Path[off:]
+		name, _, nested := strings.Cut(rest, "/")
+		if nested {
+			sub[name] = append(sub[name], c)
+			continue
+		}
+		if c.Delete {
+			if en, ok := entries[name]; ok && en.Mode != ModeDir {
+				delete(entries, name)
+			}
+			continue
+		}
+		entries[name] = TreeEntry{Name: name, Mode: c.Mode, ID: c.ID}
+	}
+	names := make([]string, 0, len(sub))
+	for name := range sub {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := ZeroHash
+		if en, ok := entries[name]; ok && en.Mode == ModeDir {
+			base = en.ID
+		}
+		id, err := applyDir(ctx, o, w, base, sub[name], off+len(name)+1)
+		if err != nil {
+			return ZeroHash, err
+		}
+		if id.IsZero() {
+			delete(entries, name)
+			continue
+		}
+		entries[name] = TreeEntry{Name: name, Mode: ModeDir, ID: id}
+	}
+	if len(entries) == 0 {
+		return ZeroHash, nil
+	}
+	list := make([]TreeEntry, 0, len(entries))
+	for _, en := range entries {
+		list = append(list, en)
+	}
+	return w.WriteTree(list)
+}
+
+// diffTrees counts files added, modified and deleted from a to b, skipping
+// identical subtrees by id.
+func diffTrees(ctx context.Context, o Objects, a, b Hash) (added, modified, deleted int, err error) {
+	var walk func(a, b Hash) error
+	count := func(id Hash, n *int) error {
+		files, err := flatten(ctx, o, id)
+		*n += len(files)
+		return err
+	}
+	read := func(id Hash) (map[string]TreeEntry, error) {
+		m := map[string]TreeEntry{}
+		if id.IsZero() {
+			return m, nil
+		}
+		list, err := o.ReadTree(ctx, id)
+		for _, en := range list {
+			m[en.Name] = en
+		}
+		return m, err
+	}
+	walk = func(a, b Hash) error {
+		if a == b {
+			return nil
+		}
+		ma, err := read(a)
+		if err != nil {
+			return err
+		}
+		mb, err := read(b)
+		if err != nil {
+			return err
+		}
+		for name, ea := range ma {
+			eb, ok := mb[name]
+			switch {
+			case !ok && ea.Mode == ModeDir:
+				err = count(ea.ID, &deleted)
+			case !ok:
+				deleted++
+			case ea.Mode == ModeDir && eb.Mode == ModeDir:
+				err = walk(ea.ID, eb.ID)
+			case ea.Mode == ModeDir:
+				modified++ // file replaced a directory: count the file as modified
+				err = count(ea.ID, &deleted)
+				deleted--
+			case eb.Mode == ModeDir:
+				modified++
+				err = count(eb.ID, &added)
+				added--
+			case ea.ID != eb.ID || ea.Mode != eb.Mode:
+				modified++
+			}
+			if err != nil {
+				return err
+			}
+		}
+		for name, eb := range mb {
+			if _, ok := ma[name]; ok {
+				continue
+			}
+			if eb.Mode == ModeDir {
+				err = count(eb.ID, &added)
+			} else {
+				added++
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err = walk(a, b)
+	return added, modified, deleted, err
+}
