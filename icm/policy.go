@@ -284,22 +284,37 @@ func yamlErrorLine(err error) (int, string) {
 	return 1, strings.TrimPrefix(msg, "yaml: ")
 }
 
-// checkNodes refuses aliases, anchors, explicit tags and merge keys
-// anywhere, in document order.
-func checkNodes(n *yaml.Node) *PolicyError {
+// checkNodes refuses aliases anywhere (first, so that an alias is reported
+// as such even though its anchor comes earlier), then anchors, explicit
+// tags and merge keys, in document order.
+func checkNodes(doc *yaml.Node) *PolicyError {
+	if a := find(doc, func(n *yaml.Node) bool { return n.Kind == yaml.AliasNode }); a != nil {
+		return policyErr(ReasonAlias, fileLine(a), fmt.Sprintf("alias *%s; aliases are not allowed", short(a.Value)))
+	}
+	n := find(doc, func(n *yaml.Node) bool {
+		return n.Anchor != "" || n.Style&yaml.TaggedStyle != 0 || (n.Kind == yaml.ScalarNode && n.Tag == "!!merge")
+	})
 	switch {
-	case n.Kind == yaml.AliasNode:
-		return policyErr(ReasonAlias, fileLine(n), fmt.Sprintf("alias *%s; aliases are not allowed", short(n.Value)))
+	case n == nil:
+		return nil
 	case n.Anchor != "":
 		return policyErr(ReasonAnchor, fileLine(n), fmt.Sprintf("anchor &%s; anchors are not allowed", short(n.Anchor)))
 	case n.Style&yaml.TaggedStyle != 0:
 		return policyErr(ReasonTag, fileLine(n), fmt.Sprintf("explicit tag %s; tags are not allowed", short(n.Tag)))
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!merge":
+	default:
 		return policyErr(ReasonMergeKey, fileLine(n), "merge key <<; merge keys are not allowed")
 	}
+}
+
+// find returns the first node in document order (depth first, keys before
+// values) for which match holds, or nil. It does not follow aliases.
+func find(n *yaml.Node, match func(*yaml.Node) bool) *yaml.Node {
+	if match(n) {
+		return n
+	}
 	for _, c := range n.Content {
-		if pe := checkNodes(c); pe != nil {
-			return pe
+		if m := find(c, match); m != nil {
+			return m
 		}
 	}
 	return nil
