@@ -253,7 +253,7 @@ var hostCases = []hostCase{
 	},
 	{
 		host: ClaudeDesktop, rel: ".config/Claude/claude_desktop_config.json",
-		created:   strings.Replace(cursorCreated, "", "", 1),
+		created:   cursorCreated,
 		fixture:   desktopFixture,
 		installed: desktopInstalled,
 		different: strings.Replace(desktopFixture, `"filesystem"`, `"thalix-vault"`, 1),

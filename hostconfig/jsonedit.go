@@ -385,7 +385,7 @@ func jsonInstall(d []byte, e Entry, typed, force bool) ([]byte, Change, error) {
 		return splice(d, at, at, text), Created, nil
 	case len(doc.root.members) == 0:
 		root := doc.root
-		val := objectWith(st, true, lineIndent(d, root.start), mcpServersKey, func(p string) []byte {
+		val := objectWith(st, true, "", mcpServersKey, func(p string) []byte {
 			return serversAt(true, p)
 		})
 		return splice(d, root.start, root.end, val), Created, nil
