@@ -248,6 +248,18 @@ func gitErr(t testing.TB, gitDir string, stdin string, args ...string) (string, 
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
 
+// gitRaw runs git and returns stdout untrimmed.
+func gitRaw(t testing.TB, gitDir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir}, args...)...)
+	cmd.Env = gitEnv(homeDir(t))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
 // fsckClean fails unless `git fsck --strict` accepts the vault.
 func fsckClean(t testing.TB, gitDir string) {
 	t.Helper()
