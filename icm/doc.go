@@ -52,10 +52,11 @@
 // Inputs paths: every Markdown table in the Inputs section whose header has
 // a File/Location column (a header containing "location", or exactly
 // "file", "files", "path" or "file/path", case-insensitively) contributes
-// that column's cells. A cell holding code spans yields each span as a path;
-// otherwise the whole trimmed cell is the path. A value is concrete, and
-// checked, unless it is empty or only dashes, or contains "{{", "[", "*" or
-// "://" (a URL is not a workspace path). Write prose sources as
+// that column's cells. A cell holding code spans yields each span as a
+// path; otherwise the whole cell, backticks removed and trimmed, is the
+// path. A value is concrete, and checked, unless it is empty or only dashes,
+// or contains "{{", "[", "*" or "://" (a URL is not a workspace path). Any
+// other text is taken as a path, so write prose sources in brackets:
 // "[the operator's question]". A concrete path:
 //   - starting with "/" points outside the tree (file-type error);
 //   - starting with "./" or "../" resolves relative to the stage folder only;

@@ -244,7 +244,8 @@ func locationColumn(header []string) int {
 }
 
 // cellPaths returns the path values of a table cell: the contents of its
-// code spans when it has any, else the whole trimmed cell.
+// code spans when it has any, else the whole cell with backticks removed,
+// trimmed.
 func cellPaths(cell string) []string {
 	var spans []string
 	for i := 0; i < len(cell); {
@@ -282,7 +283,7 @@ func cellPaths(cell string) []string {
 	if len(spans) > 0 {
 		return spans
 	}
-	return []string{strings.TrimSpace(cell)}
+	return []string{strings.TrimSpace(strings.ReplaceAll(cell, "`", ""))}
 }
 
 // isConcrete reports whether a path value must be checked: not empty, not
