@@ -242,6 +242,9 @@ func lexBasic(s []byte, p int) (int, error) {
 	for q := p + 1; q < len(s); q++ {
 		switch s[q] {
 		case '\\':
+			if q+1 < len(s) && (s[q+1] == '\n' || s[q+1] == '\r') {
+				return 0, malformedAt(s, p, "unterminated string")
+			}
 			q++
 		case '"':
 			return q + 1, nil
