@@ -17,3 +17,13 @@ const (
 	// DefaultLimit is the match limit callers apply when none is given.
 	DefaultLimit = 200
 )
+
+// Limits of this implementation (not in the reference).
+const (
+	// BinarySniffBytes is how much of a file is checked for a NUL byte to
+	// classify it as binary (as git and ripgrep do).
+	BinarySniffBytes = 8 << 10 // 8 KiB
+	// MaxLineBytes bounds the text of one reported line (match or context);
+	// longer lines are cut at a rune boundary.
+	MaxLineBytes = 2 << 10 // 2 KiB
+)
