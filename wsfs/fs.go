@@ -256,6 +256,30 @@ func (f *FS) ReadFile(rel string, max int64) ([]byte, fs.FileInfo, error) {
 	return b, st, nil
 }
 
+// ReadHead reads at most n bytes from the start of the regular file rel
+// (same checks as ReadFile) and returns them with the file's fstat
+// information; truncated is st.Size() > len(data).
+func (f *FS) ReadHead(rel string, n int64) ([]byte, fs.FileInfo, error) {
+	parent, name, clean, err := f.openParent(rel, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.release(parent)
+	if name == "" {
+		return nil, nil, fmt.Errorf("%w: %s is the workspace root", ErrIsDir, Show(clean))
+	}
+	fh, st, err := openRegular(parent, name, clean)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fh.Close()
+	b, err := readAllLimit(fh, make([]byte, 0, min(n, st.Size())+1), n)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", Show(clean), err)
+	}
+	return b, st, nil
+}
+
 func readAllLimit(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 	lr := io.LimitReader(r, limit)
 	for {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/thalix/tv/mcptools"
+	"github.com/urfave/cli/v3"
+)
+
+// mcpLocalCommand is `tv mcp local`: the local workspace tools over stdio.
+func (a *app) mcpLocalCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "local",
+		Usage: "serve local workspace tools (files, grep, edit, bash) over stdio MCP",
+		Description: "Serves the launch directory (or --root) as workspace \"launch\", the other git worktrees of its repository " +
+			"and the mounted tv checkouts (TV_WORKSPACE_PATHS replaces the mount registry when set), resolved at every call. " +
+			"stdout carries JSON-RPC only; diagnostics go to stderr. The server exits when stdin closes.",
+		UsageText: "tv mcp local [--root DIR] [--require-branch GLOB]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Usage: "launch workspace directory (default: the working directory)"},
+			&cli.StringFlag{Name: "require-branch", Usage: "write_file, edit_tool and execute_bash need the workspace's branch to match this glob"},
+		},
+		Action: a.action(a.runMCPLocal),
+	}
+}
+
+func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
+	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
+		return err
+	}
+	root := cmd.String("root")
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+		root = wd
+	}
+	srv, err := mcptools.New(mcptools.Config{
+		LaunchDir:     root,
+		RequireBranch: cmd.String("require-branch"),
+		Getenv:        a.io.Getenv,
+		Version:       mcpServerVersion(),
+	})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
+}
+
+// mcpServerVersion is the module version of the running binary, reported
+// in the MCP initialize result.
+func mcpServerVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

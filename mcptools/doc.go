@@ -1,0 +1,35 @@
+// Package mcptools is the `tv mcp local` MCP server: file, search, edit and
+// shell tools over the launch directory, the linked git worktrees of its
+// repository and the mounted tv checkouts. It also holds the small
+// framework the tv MCP servers share:
+//
+//   - Spec: one tool's name, title, description, annotations, strict input
+//     schema and output schema; Spec.MCPTool turns it into an mcp-go tool.
+//     Local servers keep one ordered list of specs (Tools) that feeds the
+//     server, the tests, the schema snapshots and the README table
+//     (ToolsMarkdown).
+//   - Envelope, Success and Failure: every successful result carries
+//     structured content {captured_at, workspace, data} plus a text
+//     rendering; domain failures are isError results with an explanation.
+//   - DecodeArgs: strict argument decoding (unknown fields refused, named).
+//   - ServeStdio: the mcp-go stdio transport behind a reader that refuses
+//     input lines over MaxInputLineBytes with a JSON-RPC error and keeps
+//     serving.
+//
+// Workspaces are resolved afresh at every call (nothing is pinned): the
+// launch directory ("launch"), every other worktree of its git repository
+// ("worktree:/abs/path", read from $GIT_COMMON_DIR/worktrees/*/gitdir) and
+// every tv checkout in the mount registry ("checkout:/abs/path"), which
+// TV_WORKSPACE_PATHS replaces when set. No tool switches a current
+// workspace; every tool takes an optional workspace, default launch.
+//
+// All file access goes through package wsfs (os.Root, no symlink
+// components, no special files, atomic writes).
+//
+// Result size caps: the 32 KiB structured-result cap of the paging
+// convention is not applied to these tools; the reference's own caps apply
+// instead (read_file 4 MiB, grep output 1 MiB, execute_bash output 1 MiB,
+// list_directory 1,000 entries), because these tools do not page and a
+// model reading a file needs its content whole. Each cap is a constant in
+// limits.go.
+package mcptools

@@ -1,0 +1,157 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ServerName is the implementation name `tv mcp local` reports.
+const ServerName = "tv-local"
+
+// Config configures a local server.
+type Config struct {
+	// LaunchDir is the launch workspace's root (the working directory or
+	// --root); it is made absolute.
+	LaunchDir string
+	// RequireBranch, when set, is a path.Match glob the selected
+	// workspace's current branch must match for write_file, edit_tool and
+	// execute_bash.
+	RequireBranch string
+	// Getenv looks up TV_WORKSPACE_PATHS, XDG_STATE_HOME and HOME.
+	Getenv func(string) string
+	// Version is reported in the initialize result.
+	Version string
+	// Now is the clock for captured_at (time.Now when nil).
+	Now func() time.Time
+}
+
+// Local is the `tv mcp local` tool server.
+type Local struct {
+	cfg       Config
+	launch    string
+	validator *Validator
+}
+
+// New checks cfg and returns a server. The launch directory must exist;
+// the branch glob must be valid.
+func New(cfg Config) (*Local, error) {
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	abs, err := filepath.Abs(cfg.LaunchDir)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("launch directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("launch directory %s is not a directory", abs)
+	}
+	if cfg.RequireBranch != "" {
+		if _, err := path.Match(cfg.RequireBranch, ""); err != nil {
+			return nil, fmt.Errorf("--require-branch %q: %w", cfg.RequireBranch, err)
+		}
+	}
+	v, err := NewValidator(Tools())
+	if err != nil {
+		return nil, err
+	}
+	return &Local{cfg: cfg, launch: abs, validator: v}, nil
+}
+
+// LaunchDir returns the absolute launch directory.
+func (l *Local) LaunchDir() string { return l.launch }
+
+// localTool pairs a spec with its handler.
+type localTool struct {
+	Spec
+	run func(l *Local, ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// localTools is the one ordered tool list: it feeds the server, the
+// tests, the schema snapshots and the README table.
+var localTools = []localTool{
+	{workspaceListSpec, (*Local).workspaceList},
+	{workspaceInfoSpec, (*Local).workspaceInfo},
+	{readFileSpec, (*Local).readFile},
+	{listDirectorySpec, (*Local).listDirectory},
+	{grepSpec, (*Local).grep},
+	{writeFileSpec, (*Local).writeFile},
+	{editToolSpec, (*Local).editTool},
+	{executeBashSpec, (*Local).executeBash},
+}
+
+// Tools returns the local server's tool specs, in list order.
+func Tools() []Spec {
+	out := make([]Spec, len(localTools))
+	for i, t := range localTools {
+		out[i] = t.Spec
+	}
+	return out
+}
+
+// MCPServer returns an mcp-go server with every tool registered and
+// panics in handlers recovered. Arguments are validated against the input
+// schema server-side by the handler wrapper (see Validator), whose
+// messages name the offending member.
+func (l *Local) MCPServer() *server.MCPServer {
+	s := server.NewMCPServer(ServerName, l.cfg.Version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	tools := make([]server.ServerTool, len(localTools))
+	for i, t := range localTools {
+		tools[i] = server.ServerTool{Tool: t.MCPTool(), Handler: l.handler(t)}
+	}
+	s.AddTools(tools...)
+	return s
+}
+
+const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it.`
+
+// handler adapts a tool to mcp-go: a domain failure (any error from the
+// tool) becomes an isError result carrying the explanation.
+func (l *Local) handler(t localTool) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := RawArguments(req)
+		if err := l.validator.Validate(t.Name, raw); err != nil {
+			return Failure("%s refused the call: %v", t.Name, err), nil
+		}
+		res, err := t.run(l, ctx, raw)
+		if err != nil {
+			return Failure("%s failed: %v", t.Name, err), nil
+		}
+		return res, nil
+	}
+}
+
+// Serve runs the server over stdio (in, out) until in is closed or ctx
+// ends; diagnostics go to logw.
+func (l *Local) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
+	err := ServeStdio(ctx, l.MCPServer(), in, out, logw, MaxInputLineBytes)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// success wraps data for workspace w.
+func (l *Local) success(w workspace, data any, text string) (*mcp.CallToolResult, error) {
+	return Success(l.cfg.Now(), w.WorkspaceRef, data, text)
+}

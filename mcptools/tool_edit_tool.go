@@ -1,0 +1,108 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/thalix/tv/wsfs"
+)
+
+var editSchema = Object(Schema{
+	"op":   With(Str("replace, insert_before, insert_after or delete"), "enum", []string{OpReplace, OpInsertBefore, OpInsertAfter, OpDelete}),
+	"find": With(Str("exact, non-empty text to find (whitespace included)"), "minLength", 1),
+	"text": Str("replacement or inserted text; non-empty for replace and insert, absent for delete"),
+	"which": Schema{
+		"description": `which match: "only" (default; exactly one match required), "first", "last" or a zero-based match index`,
+		"oneOf": []Schema{
+			{"type": "string", "enum": []string{"only", "first", "last"}},
+			{"type": "integer", "minimum": 0},
+		},
+		"default": "only",
+	},
+}, "op", "find")
+
+var editToolSpec = Spec{
+	Name:  "edit_tool",
+	Title: "Edit file",
+	Description: fmt.Sprintf("Edits a text file of a workspace by exact find text: replace, insert_before, insert_after or delete, 1 to %d edits (MaxEdits) applied in order, all or nothing. ", MaxEdits) +
+		"which selects the match: only (default; zero or several matches is an error listing the matching line numbers), first, last or a zero-based index. " +
+		fmt.Sprintf("The write is atomic; with expected_sha256 it is refused, changing nothing, when the file is no longer that version. Returns a unified diff (at most %d bytes, MaxDiffBytes). Obeys the branch gate (--require-branch).", MaxDiffBytes),
+	Input: Object(Schema{
+		"path":            Str("file path relative to the workspace root"),
+		"edits":           With(Array(editSchema, "edits, applied in order"), "minItems", 1, "maxItems", MaxEdits),
+		"workspace":       workspaceArg,
+		"expected_sha256": expectedSHAArg,
+	}, "path", "edits"),
+	Data: OpenObject(Schema{
+		"path":            Str("cleaned workspace-relative path"),
+		"edits_applied":   Int("edits applied"),
+		"previous_sha256": Str("SHA-256 before the edits"),
+		"sha256":          Str("SHA-256 after the edits"),
+		"bytes":           Int("new size"),
+		"diff":            Str("unified diff of the change"),
+		"diff_truncated":  Bool("the diff was cut at MaxDiffBytes"),
+	}, "path", "edits_applied", "previous_sha256", "sha256", "bytes", "diff", "diff_truncated"),
+	Workspace:   workspaceRefSchema,
+	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+	Gated:       true,
+}
+
+type editToolArgs struct {
+	Path           string `json:"path"`
+	Edits          []Edit `json:"edits"`
+	Workspace      string `json:"workspace"`
+	ExpectedSHA256 string `json:"expected_sha256"`
+}
+
+type editToolData struct {
+	Path           string `json:"path"`
+	EditsApplied   int    `json:"edits_applied"`
+	PreviousSHA256 string `json:"previous_sha256"`
+	SHA256         string `json:"sha256"`
+	Bytes          int    `json:"bytes"`
+	Diff           string `json:"diff"`
+	DiffTruncated  bool   `json:"diff_truncated"`
+}
+
+func (l *Local) editTool(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var a editToolArgs
+	if err := DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	w, f, err := l.openGated(a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, _, err := f.ReadFile(a.Path, MaxReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	clean, _ := wsfs.CleanPath(a.Path)
+	d := editToolData{Path: clean, PreviousSHA256: wsfs.SHA256Hex(b)}
+	if a.ExpectedSHA256 != "" && !strings.EqualFold(a.ExpectedSHA256, d.PreviousSHA256) {
+		return nil, fmt.Errorf("%w: %s now has sha256 %s, not the expected %s; read it again and redo the edits (nothing was changed)", wsfs.ErrStale, wsfs.Show(clean), d.PreviousSHA256, a.ExpectedSHA256)
+	}
+	if !utf8.Valid(b) {
+		return nil, fmt.Errorf("%s is not UTF-8 text; edit_tool edits text files", wsfs.Show(clean))
+	}
+	next, err := ApplyEdits(string(b), a.Edits)
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.WriteFile(clean, []byte(next), wsfs.WriteOptions{ExpectedSHA256: d.PreviousSHA256, MaxBytes: MaxWriteBytes})
+	if err != nil {
+		return nil, err
+	}
+	d.EditsApplied, d.SHA256, d.Bytes = len(a.Edits), res.SHA256, len(next)
+	d.Diff, d.DiffTruncated = UnifiedDiff(clean, string(b), next, MaxDiffBytes)
+	text := fmt.Sprintf("applied %d edit(s) to %s; sha256 %s\n%s", d.EditsApplied, d.Path, d.SHA256, d.Diff)
+	if d.DiffTruncated {
+		text += fmt.Sprintf("[diff truncated at %d bytes (MaxDiffBytes)]\n", MaxDiffBytes)
+	}
+	return l.success(w, d, text)
+}

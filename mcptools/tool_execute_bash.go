@@ -1,0 +1,221 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+var executeBashSpec = Spec{
+	Name:  "execute_bash",
+	Title: "Run bash command",
+	Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; the timeout (default %d s, range %d-%d) kills the whole group. ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
+		fmt.Sprintf("Combined stdout/stderr is capped at %d bytes (MaxBashOutputBytes), keeping head and tail with a marker where cut. Command at most %d bytes. A nonzero exit is an error unless allow_nonzero_exit. ", MaxBashOutputBytes, MaxCommandBytes) +
+		"Not a sandbox: the command can reach anything the server's user can. Obeys the branch gate (--require-branch).",
+	Input: Object(Schema{
+		"command":            With(Str("bash command line"), "minLength", 1, "maxLength", MaxCommandBytes),
+		"workspace":          workspaceArg,
+		"cwd":                With(Str("working directory relative to the workspace root (default .)"), "default", "."),
+		"timeout_seconds":    With(Int("seconds before the process group is killed, 1-45 (default 30)"), "minimum", MinTimeoutSeconds, "maximum", MaxTimeoutSeconds, "default", DefaultTimeoutSeconds),
+		"allow_nonzero_exit": With(Bool("a nonzero exit status is not an error (default false)"), "default", false),
+	}, "command"),
+	Data: OpenObject(Schema{
+		"exit_code":   Int("exit status; 128+signal when killed by a signal"),
+		"output":      Str("combined stdout and stderr"),
+		"truncated":   Bool("output was cut to MaxBashOutputBytes (head and tail kept)"),
+		"timed_out":   Bool("the timeout killed the process group"),
+		"duration_ms": Int("wall time in milliseconds"),
+	}, "exit_code", "output", "truncated", "timed_out", "duration_ms"),
+	Workspace:   workspaceRefSchema,
+	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+	Gated:       true,
+}
+
+type executeBashArgs struct {
+	Command          string `json:"command"`
+	Workspace        string `json:"workspace"`
+	Cwd              string `json:"cwd"`
+	TimeoutSeconds   *int   `json:"timeout_seconds"`
+	AllowNonzeroExit bool   `json:"allow_nonzero_exit"`
+}
+
+type executeBashData struct {
+	ExitCode   int    `json:"exit_code"`
+	Output     string `json:"output"`
+	Truncated  bool   `json:"truncated"`
+	TimedOut   bool   `json:"timed_out"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+func (l *Local) executeBash(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var a executeBashArgs
+	if err := DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	timeout, err := intArg("timeout_seconds", a.TimeoutSeconds, DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.TrimSpace(a.Command) == "":
+		return nil, fmt.Errorf("%w: command is empty", ErrBadArguments)
+	case len(a.Command) > MaxCommandBytes:
+		return nil, fmt.Errorf("%w: command is %d bytes, over the %d-byte limit (MaxCommandBytes)", ErrBadArguments, len(a.Command), MaxCommandBytes)
+	case strings.IndexByte(a.Command, 0) >= 0:
+		return nil, fmt.Errorf("%w: command contains a NUL byte", ErrBadArguments)
+	}
+	w, f, err := l.openGated(a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := f.DirPath(cmp(a.Cwd, "."))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	d, err := RunBash(ctx, a.Command, dir, time.Duration(timeout)*time.Second, MaxBashOutputBytes)
+	if err != nil {
+		return nil, err
+	}
+	res, err := l.success(w, d, renderBash(d, timeout))
+	if err == nil && (d.TimedOut || (d.ExitCode != 0 && !a.AllowNonzeroExit)) {
+		res.IsError = true
+	}
+	return res, err
+}
+
+func renderBash(d *executeBashData, timeout int) string {
+	var head string
+	switch {
+	case d.TimedOut:
+		head = fmt.Sprintf("timed out after %d s; the process group was killed (exit %d)", timeout, d.ExitCode)
+	case d.ExitCode != 0:
+		head = fmt.Sprintf("exit %d (nonzero: an error unless allow_nonzero_exit)", d.ExitCode)
+	default:
+		head = "exit 0"
+	}
+	head += fmt.Sprintf(", %d ms", d.DurationMS)
+	if d.Truncated {
+		head += fmt.Sprintf(", output cut to %d bytes (head and tail kept)", MaxBashOutputBytes)
+	}
+	return head + "\n" + d.Output
+}
+
+// RunBash runs `bash -c command` in dir in a new process group with stdin
+// from /dev/null and stdout and stderr on one pipe. At the timeout, or
+// when ctx ends, the whole group is killed (SIGKILL). After bash exits,
+// output is read for at most BashDrainTimeout more while background
+// processes keep the pipe open (they are left running). Output beyond
+// maxOutput bytes keeps its head and tail with a marker between.
+func RunBash(ctx context.Context, command, dir string, timeout time.Duration, maxOutput int) (*executeBashData, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, errors.New("bash is not installed")
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	cmd := exec.Command(bash, "-c", command)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return nil, fmt.Errorf("start bash: %w", err)
+	}
+	out := &headTail{limit: maxOutput}
+	read := make(chan struct{})
+	go func() { io.Copy(out, pr); close(read) }()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	d := &executeBashData{}
+	select {
+	case <-waited:
+	case <-timer.C:
+		d.TimedOut = true
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-waited
+	case <-ctx.Done():
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-waited
+	}
+	select {
+	case <-read:
+	case <-time.After(BashDrainTimeout):
+		pr.Close()
+		<-read
+	}
+	d.DurationMS = time.Since(start).Milliseconds()
+	d.ExitCode = exitCode(cmd.ProcessState)
+	d.Output, d.Truncated = out.String()
+	return d, nil
+}
+
+func exitCode(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// headTail keeps the first half and the last half of limit bytes written.
+type headTail struct {
+	limit int
+	head  []byte
+	ring  []byte
+	pos   int // next write position in ring once it is full
+	total int64
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	h.total += int64(n)
+	if room := h.limit/2 - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	size := h.limit - h.limit/2
+	for len(p) > 0 {
+		if len(h.ring) < size {
+			k := min(size-len(h.ring), len(p))
+			h.ring = append(h.ring, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		if len(p) >= size {
+			copy(h.ring, p[len(p)-size:])
+			h.pos, p = 0, nil
+			continue
+		}
+		k := copy(h.ring[h.pos:], p)
+		p = p[k:]
+		h.pos = (h.pos + k) % size
+	}
+	return n, nil
+}
+
+// String returns the kept output (valid UTF-8) and whether bytes were cut.
+func (h *headTail) String() (string, bool) {
+	tail := append(append([]byte(nil), h.ring[h.pos:]...), h.ring[:h.pos]...)
+	kept := int64(len(h.head) + len(tail))
+	if h.total <= kept {
+		return strings.ToValidUTF8(string(h.head)+string(tail), "\uFFFD"), false
+	}
+	marker := fmt.Sprintf("\n[… %d bytes omitted: output over the %d-byte limit (MaxBashOutputBytes); head and tail kept …]\n", h.total-kept, h.limit)
+	return strings.ToValidUTF8(string(h.head), "\uFFFD") + marker + strings.ToValidUTF8(string(tail), "\uFFFD"), true
+}

@@ -1,0 +1,98 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/thalix/tv/wsfs"
+)
+
+var workspaceArg = Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`)
+
+var workspaceInfoSpec = Spec{
+	Name:  "workspace_info",
+	Title: "Workspace info",
+	Description: "Returns one workspace (default launch): its root path, kind, git branch, HEAD and dirty flag, and the text of its root guidance file (AGENTS.md, else CLAUDE.md), " +
+		fmt.Sprintf("truncated at %d bytes (MaxGuidanceBytes) with a flag. Read the guidance before changing the workspace.", MaxGuidanceBytes),
+	Input: Object(Schema{"workspace": workspaceArg}),
+	Data: OpenObject(Schema{
+		"workspace": workspaceEntrySchema,
+		"guidance_text": Nullable(OpenObject(Schema{
+			"file":      Str("AGENTS.md or CLAUDE.md"),
+			"text":      Str("the guidance, at most MaxGuidanceBytes"),
+			"bytes":     Int("the file's full size"),
+			"truncated": Bool("text is the file's start only"),
+		}, "file", "text", "bytes", "truncated")),
+	}, "workspace", "guidance_text"),
+	Workspace:   workspaceRefSchema,
+	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+}
+
+type workspaceInfoArgs struct {
+	Workspace string `json:"workspace"`
+}
+
+type guidanceText struct {
+	File      string `json:"file"`
+	Text      string `json:"text"`
+	Bytes     int64  `json:"bytes"`
+	Truncated bool   `json:"truncated"`
+}
+
+type workspaceInfoData struct {
+	Workspace WorkspaceEntry `json:"workspace"`
+	Guidance  *guidanceText  `json:"guidance_text"`
+}
+
+func (l *Local) workspaceInfo(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var a workspaceInfoArgs
+	if err := DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	w, err := l.resolve(a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	d := workspaceInfoData{Workspace: w.entry(ctx)}
+	if d.Workspace.HasGuidance {
+		d.Guidance = readGuidance(w.Root, d.Workspace.Guidance)
+	}
+	return l.success(w, d, renderWorkspaceInfo(d))
+}
+
+func readGuidance(root, name string) *guidanceText {
+	f, err := wsfs.Open(root)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, st, err := f.ReadHead(name, MaxGuidanceBytes)
+	if err != nil {
+		return nil
+	}
+	for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.Valid(b); i++ {
+		b = b[:len(b)-1] // a rune cut at the truncation point
+	}
+	return &guidanceText{File: name, Text: strings.ToValidUTF8(string(b), "\uFFFD"), Bytes: st.Size(), Truncated: st.Size() > int64(len(b))}
+}
+
+func renderWorkspaceInfo(d workspaceInfoData) string {
+	e := d.Workspace
+	var b strings.Builder
+	fmt.Fprintf(&b, "workspace %s\nroot: %s\nkind: %s\n%s\n", e.ID, e.Root, e.Kind, describeEntry(e))
+	if g := d.Guidance; g != nil {
+		fmt.Fprintf(&b, "\n--- %s (%d bytes", g.File, g.Bytes)
+		if g.Truncated {
+			fmt.Fprintf(&b, ", truncated to the first %d bytes", MaxGuidanceBytes)
+		}
+		fmt.Fprintf(&b, ") ---\n%s", g.Text)
+		if !strings.HasSuffix(g.Text, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

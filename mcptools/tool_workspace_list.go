@@ -1,0 +1,104 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+var workspaceListSpec = Spec{
+	Name:  "workspace_list",
+	Title: "List workspaces",
+	Description: "Lists the workspaces this server can work in, resolved now: the launch directory (launch), the other git worktrees of its repository (worktree:/abs/path) and the mounted tv checkouts (checkout:/abs/path; TV_WORKSPACE_PATHS replaces the mount registry when set). " +
+		"Each has its root, kind, git branch and HEAD, dirty flag and whether root guidance (AGENTS.md, else CLAUDE.md) exists. Takes no arguments.",
+	Input: Object(Schema{}),
+	Data: OpenObject(Schema{
+		"workspaces":      Array(workspaceEntrySchema, "every current workspace, launch first"),
+		"missing":         Array(OpenObject(Schema{"path": Str("entry"), "error": Str("why it is not a workspace")}, "path", "error"), "TV_WORKSPACE_PATHS entries that are not directories"),
+		"problems":        Array(Str(""), "non-fatal problems reading the mount registry"),
+		"checkout_source": Str(`where checkouts came from: "registry" or "TV_WORKSPACE_PATHS"`),
+	}, "workspaces", "missing", "problems", "checkout_source"),
+	Workspace:   workspaceRefSchema,
+	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+}
+
+type workspaceListArgs struct{}
+
+type workspaceListData struct {
+	Workspaces     []WorkspaceEntry `json:"workspaces"`
+	Missing        []missingEntry   `json:"missing"`
+	Problems       []string         `json:"problems"`
+	CheckoutSource string           `json:"checkout_source"`
+}
+
+func (l *Local) workspaceList(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	if err := DecodeArgs(raw, &workspaceListArgs{}); err != nil {
+		return nil, err
+	}
+	c := l.catalog()
+	d := workspaceListData{Workspaces: c.entries(ctx), Missing: c.missing, Problems: c.problems, CheckoutSource: c.source}
+	if d.Missing == nil {
+		d.Missing = []missingEntry{}
+	}
+	if d.Problems == nil {
+		d.Problems = []string{}
+	}
+	return l.success(c.list[0], d, renderWorkspaceList(d))
+}
+
+func renderWorkspaceList(d workspaceListData) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d workspace(s) (checkouts from %s):\n", len(d.Workspaces), d.CheckoutSource)
+	for _, e := range d.Workspaces {
+		fmt.Fprintf(&b, "- %s\n  root: %s\n  %s\n", e.ID, e.Root, describeEntry(e))
+	}
+	for _, m := range d.Missing {
+		fmt.Fprintf(&b, "missing %s entry %s: %s\n", EnvWorkspacePaths, m.Path, m.Error)
+	}
+	for _, p := range d.Problems {
+		fmt.Fprintf(&b, "problem: %s\n", p)
+	}
+	return b.String()
+}
+
+func describeEntry(e WorkspaceEntry) string {
+	var parts []string
+	switch {
+	case e.Git == nil:
+		parts = append(parts, "not git")
+	case e.Git.Detached:
+		parts = append(parts, "git detached HEAD "+short(e.Git.Head))
+	default:
+		parts = append(parts, "git branch "+e.Git.Branch+" @ "+short(e.Git.Head))
+	}
+	switch {
+	case e.Dirty == nil:
+		parts = append(parts, "dirty: unknown ("+e.DirtyNote+")")
+	case *e.Dirty:
+		parts = append(parts, "dirty")
+	default:
+		parts = append(parts, "clean")
+	}
+	if e.HasGuidance {
+		parts = append(parts, "guidance: "+e.Guidance)
+	} else {
+		parts = append(parts, "no AGENTS.md/CLAUDE.md")
+	}
+	if e.WorkspaceName != "" || e.WorkspaceID != "" {
+		parts = append(parts, "tv workspace "+e.WorkspaceName+" ("+e.WorkspaceID+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func short(id string) string {
+	if id == "" {
+		return "(unborn)"
+	}
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,75 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/thalix/tv/wsfs"
+)
+
+var expectedSHAArg = With(Str("refuse, changing nothing, unless the file's current SHA-256 (hex, as read_file returns it) is this"), "pattern", "^[0-9a-fA-F]{64}$")
+
+var writeFileSpec = Spec{
+	Name:  "write_file",
+	Title: "Write file",
+	Description: fmt.Sprintf("Creates or replaces a file of a workspace with content, atomically (temporary file, fsync, rename), keeping an existing file's mode; missing parent directories are created. Content up to %d bytes (MaxWriteBytes), subject to the %d-byte input-line limit. ", MaxWriteBytes, MaxInputLineBytes) +
+		"With expected_sha256 the write is refused, changing nothing, when the file is no longer that version. Writes into .git, through symlinks, or over special files are refused. Obeys the branch gate (--require-branch).",
+	Input: Object(Schema{
+		"path":            Str("file path relative to the workspace root"),
+		"content":         Str("the complete new content"),
+		"workspace":       workspaceArg,
+		"expected_sha256": expectedSHAArg,
+	}, "path", "content"),
+	Data: OpenObject(Schema{
+		"path":    Str("cleaned workspace-relative path"),
+		"bytes":   Int("bytes written"),
+		"sha256":  Str("SHA-256 of the new content"),
+		"created": Bool("the file did not exist before"),
+		"mode":    Str("permission bits, octal"),
+	}, "path", "bytes", "sha256", "created", "mode"),
+	Workspace:   workspaceRefSchema,
+	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false},
+	Gated:       true,
+}
+
+type writeFileArgs struct {
+	Path           string  `json:"path"`
+	Content        *string `json:"content"`
+	Workspace      string  `json:"workspace"`
+	ExpectedSHA256 string  `json:"expected_sha256"`
+}
+
+type writeFileData struct {
+	Path    string `json:"path"`
+	Bytes   int64  `json:"bytes"`
+	SHA256  string `json:"sha256"`
+	Created bool   `json:"created"`
+	Mode    string `json:"mode"`
+}
+
+func (l *Local) writeFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var a writeFileArgs
+	if err := DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Content == nil {
+		return nil, fmt.Errorf("%w: content is required (use \"\" for an empty file)", ErrBadArguments)
+	}
+	w, f, err := l.openGated(a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	res, err := f.WriteFile(a.Path, []byte(*a.Content), wsfs.WriteOptions{ExpectedSHA256: a.ExpectedSHA256, MaxBytes: MaxWriteBytes})
+	if err != nil {
+		return nil, err
+	}
+	d := writeFileData{Path: res.Path, Bytes: res.Size, SHA256: res.SHA256, Created: res.Created, Mode: fmt.Sprintf("%04o", res.Mode.Perm())}
+	verb := "replaced"
+	if d.Created {
+		verb = "created"
+	}
+	return l.success(w, d, fmt.Sprintf("%s %s: %d bytes, mode %s, sha256 %s\n", verb, d.Path, d.Bytes, d.Mode, d.SHA256))
+}

@@ -1,0 +1,328 @@
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/thalix/tv/mounts"
+	"github.com/thalix/tv/wsfs"
+)
+
+// Workspace kinds and ID prefixes.
+const (
+	KindLaunch   = "launch"   // the launch directory (or --root); ID "launch"
+	KindWorktree = "worktree" // another worktree of the launch repository; ID "worktree:/abs/path"
+	KindCheckout = "checkout" // a mounted tv checkout; ID "checkout:/abs/path"
+	// EnvWorkspacePaths, when set, replaces the mount registry: an OS
+	// path-list of directories offered as checkout workspaces.
+	EnvWorkspacePaths = "TV_WORKSPACE_PATHS"
+)
+
+// Guidance file names, in order of preference.
+var guidanceFiles = []string{"AGENTS.md", "CLAUDE.md"}
+
+// ErrUnknownWorkspace is wrapped when a workspace ID names no current
+// workspace.
+var ErrUnknownWorkspace = errors.New("unknown workspace")
+
+// ErrBranchGate is wrapped when --require-branch refuses a mutating tool.
+var ErrBranchGate = errors.New("branch gate")
+
+// WorkspaceRef is the workspace member of a result envelope.
+type WorkspaceRef struct {
+	ID   string `json:"id"`
+	Root string `json:"root"`
+	Kind string `json:"kind"`
+}
+
+var workspaceRefSchema = OpenObject(Schema{
+	"id":   Str(`workspace ID: "launch", "worktree:/abs/path" or "checkout:/abs/path"`),
+	"root": Str("absolute path of the workspace root"),
+	"kind": With(Str("launch, worktree or checkout"), "enum", []string{KindLaunch, KindWorktree, KindCheckout}),
+}, "id", "root", "kind")
+
+// workspace is one resolved workspace.
+type workspace struct {
+	WorkspaceRef
+	repo  *gitRepo // the git worktree holding the root; nil when none
+	mount *mounts.Mount
+}
+
+// missingEntry is a TV_WORKSPACE_PATHS entry that is not a directory.
+type missingEntry struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// catalog is the workspace set of one call.
+type catalog struct {
+	list     []workspace
+	missing  []missingEntry
+	problems []string
+	source   string // "registry" or EnvWorkspacePaths
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+func (l *Local) launchWorkspace() workspace {
+	w := workspace{WorkspaceRef: WorkspaceRef{ID: KindLaunch, Root: l.launch, Kind: KindLaunch}}
+	if r, ok := findRepo(l.launch); ok {
+		w.repo = &r
+	}
+	return w
+}
+
+// worktreeWorkspaces lists the launch repository's other worktrees.
+func (l *Local) worktreeWorkspaces(launch workspace, seen map[string]bool) []workspace {
+	if launch.repo == nil {
+		return nil
+	}
+	var out []workspace
+	for _, wt := range launch.repo.worktrees() {
+		rp := realPath(wt.worktree)
+		if seen[rp] || rp == realPath(launch.repo.worktree) {
+			continue
+		}
+		seen[rp] = true
+		r := wt
+		out = append(out, workspace{WorkspaceRef: WorkspaceRef{ID: KindWorktree + ":" + wt.worktree, Root: wt.worktree, Kind: KindWorktree}, repo: &r})
+	}
+	return out
+}
+
+// checkoutWorkspaces lists the mounted checkouts: TV_WORKSPACE_PATHS when
+// set, else the mount registry.
+func (l *Local) checkoutWorkspaces(c *catalog, seen map[string]bool) {
+	add := func(p string, m *mounts.Mount) {
+		w := workspace{WorkspaceRef: WorkspaceRef{ID: KindCheckout + ":" + p, Root: p, Kind: KindCheckout}, mount: m}
+		if r, ok := openWorktree(p); ok {
+			w.repo = &r
+		}
+		c.list = append(c.list, w)
+	}
+	if env := l.cfg.Getenv(EnvWorkspacePaths); env != "" {
+		c.source = EnvWorkspacePaths
+		for _, p := range filepath.SplitList(env) {
+			p = strings.TrimSpace(p)
+			if p == "" {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(l.launch, p)
+			}
+			p = filepath.Clean(p)
+			fi, err := os.Stat(p)
+			if err == nil && !fi.IsDir() {
+				err = errors.New("not a directory")
+			}
+			if err != nil {
+				c.missing = append(c.missing, missingEntry{Path: p, Error: strings.TrimPrefix(err.Error(), "stat "+p+": ")})
+				continue
+			}
+			rp := realPath(p)
+			if seen[rp] {
+				continue
+			}
+			seen[rp] = true
+			add(p, nil)
+		}
+		return
+	}
+	c.source = "registry"
+	reg, err := mounts.DefaultPath(l.cfg.Getenv)
+	if err != nil {
+		c.problems = append(c.problems, err.Error())
+		return
+	}
+	ms, err := mounts.Read(reg)
+	if err != nil {
+		c.problems = append(c.problems, err.Error())
+		return
+	}
+	for i := range ms {
+		rp := realPath(ms[i].Path)
+		if seen[rp] {
+			continue
+		}
+		seen[rp] = true
+		add(ms[i].Path, &ms[i])
+	}
+}
+
+// catalog resolves the whole workspace set now.
+func (l *Local) catalog() catalog {
+	launch := l.launchWorkspace()
+	seen := map[string]bool{realPath(l.launch): true}
+	c := catalog{list: []workspace{launch}}
+	c.list = append(c.list, l.worktreeWorkspaces(launch, seen)...)
+	l.checkoutWorkspaces(&c, seen)
+	return c
+}
+
+// resolve finds the workspace with the given ID ("" is launch), afresh.
+func (l *Local) resolve(id string) (workspace, error) {
+	if id == "" || id == KindLaunch {
+		return l.launchWorkspace(), nil
+	}
+	kind, p, ok := strings.Cut(id, ":")
+	if !ok || (kind != KindWorktree && kind != KindCheckout) || !filepath.IsAbs(p) {
+		return workspace{}, fmt.Errorf("%w %q: an ID is \"launch\", \"worktree:/abs/path\" or \"checkout:/abs/path\"; workspace_list shows the current ones", ErrUnknownWorkspace, id)
+	}
+	c := l.catalog()
+	want := filepath.Clean(p)
+	var ids []string
+	for _, w := range c.list {
+		if w.Kind == kind && (w.Root == want || realPath(w.Root) == realPath(want)) {
+			return w, nil
+		}
+		ids = append(ids, w.ID)
+	}
+	return workspace{}, fmt.Errorf("%w %q; current workspaces: %s", ErrUnknownWorkspace, id, strings.Join(ids, ", "))
+}
+
+// open resolves the workspace and opens it for path-safe access.
+func (l *Local) open(id string) (workspace, *wsfs.FS, error) {
+	w, err := l.resolve(id)
+	if err != nil {
+		return w, nil, err
+	}
+	f, err := wsfs.Open(w.Root)
+	if err != nil {
+		return w, nil, err
+	}
+	return w, f, nil
+}
+
+// openGated is open for mutating tools: with --require-branch, the
+// workspace's current branch must match the glob.
+func (l *Local) openGated(id string) (workspace, *wsfs.FS, error) {
+	w, err := l.resolve(id)
+	if err != nil {
+		return w, nil, err
+	}
+	if err := l.gate(w); err != nil {
+		return w, nil, err
+	}
+	f, err := wsfs.Open(w.Root)
+	if err != nil {
+		return w, nil, err
+	}
+	return w, f, nil
+}
+
+func (l *Local) gate(w workspace) error {
+	glob := l.cfg.RequireBranch
+	if glob == "" {
+		return nil
+	}
+	var on string
+	switch {
+	case w.repo == nil:
+		on = "not in a git repository (no branch)"
+	default:
+		h := w.repo.head()
+		if h.Detached {
+			on = "on a detached HEAD " + h.Head + " (no branch)"
+		} else if ok, _ := path.Match(glob, h.Branch); ok {
+			return nil
+		} else {
+			on = "on branch " + h.Branch
+		}
+	}
+	return fmt.Errorf("%w: workspace %s is %s; this server was started with --require-branch %q, so write_file, edit_tool and execute_bash need a branch matching it (read tools still work). Switch branches, then retry", ErrBranchGate, w.ID, on, glob)
+}
+
+// WorkspaceEntry is one workspace in workspace_list and workspace_info.
+type WorkspaceEntry struct {
+	ID            string    `json:"id"`
+	Root          string    `json:"root"`
+	Kind          string    `json:"kind"`
+	Git           *GitState `json:"git"`
+	Dirty         *bool     `json:"dirty"`
+	DirtyNote     string    `json:"dirty_note,omitempty"`
+	Guidance      string    `json:"guidance"`
+	HasGuidance   bool      `json:"has_guidance"`
+	WorkspaceID   string    `json:"workspace_id,omitempty"`
+	WorkspaceName string    `json:"workspace_name,omitempty"`
+}
+
+var workspaceEntrySchema = OpenObject(Schema{
+	"id":   Str("workspace ID to pass as the workspace argument"),
+	"root": Str("absolute path of the workspace root"),
+	"kind": With(Str("launch, worktree or checkout"), "enum", []string{KindLaunch, KindWorktree, KindCheckout}),
+	"git": Nullable(OpenObject(Schema{
+		"branch":   Str(`current branch ("" when detached)`),
+		"head":     Str(`HEAD commit id ("" on an unborn branch)`),
+		"detached": Bool("HEAD names a commit, not a branch"),
+	}, "branch", "head", "detached")),
+	"dirty":          Schema{"type": []string{"boolean", "null"}, "description": "uncommitted changes (git status); null when unknown or not git"},
+	"dirty_note":     Str("why dirty is null"),
+	"guidance":       Str(`root guidance file: "AGENTS.md", else "CLAUDE.md", else ""`),
+	"has_guidance":   Bool("a root guidance file exists"),
+	"workspace_id":   Str("tv workspace id of a mounted checkout"),
+	"workspace_name": Str("tv workspace name of a mounted checkout"),
+}, "id", "root", "kind", "git", "dirty", "guidance", "has_guidance")
+
+// entry describes w, running git status (bounded) for the dirty flag.
+func (w workspace) entry(ctx context.Context) WorkspaceEntry {
+	e := WorkspaceEntry{ID: w.ID, Root: w.Root, Kind: w.Kind}
+	if w.mount != nil {
+		e.WorkspaceID, e.WorkspaceName = w.mount.WorkspaceID, w.mount.WorkspaceName
+	}
+	e.Guidance = guidanceName(w.Root)
+	e.HasGuidance = e.Guidance != ""
+	if w.repo == nil {
+		e.DirtyNote = "not a git worktree"
+		if w.Kind == KindCheckout {
+			e.DirtyNote = "not a git worktree; `tv workspace walk-test` shows a checkout's changes"
+		}
+		return e
+	}
+	h := w.repo.head()
+	e.Git = &h
+	d, err := dirty(ctx, w.Root)
+	if err != nil {
+		e.DirtyNote = err.Error()
+	} else {
+		e.Dirty = &d
+	}
+	return e
+}
+
+// guidanceName returns the first guidance file that is a regular file at
+// the root (symlinks are not followed).
+func guidanceName(root string) string {
+	f, err := wsfs.Open(root)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, n := range guidanceFiles {
+		if fi, err := f.Stat(n); err == nil && fi.Mode().IsRegular() {
+			return n
+		}
+	}
+	return ""
+}
+
+// entries describes every workspace of c, in parallel.
+func (c catalog) entries(ctx context.Context) []WorkspaceEntry {
+	out := make([]WorkspaceEntry, len(c.list))
+	var wg sync.WaitGroup
+	for i, w := range c.list {
+		wg.Go(func() { out[i] = w.entry(ctx) })
+	}
+	wg.Wait()
+	return out
+}
