@@ -201,14 +201,20 @@ func TestParsePolicyInvalid(t *testing.T) {
 	}
 }
 
-var allReasons = []string{
-	ReasonNotFirst, ReasonBadDelimiter, ReasonUnterminated, ReasonTooLarge,
-	ReasonDocumentMarker, ReasonDirective, ReasonMalformedYAML, ReasonEmpty,
-	ReasonAlias, ReasonAnchor, ReasonTag, ReasonMergeKey, ReasonNotMapping,
-	ReasonUnknownKey, ReasonDuplicateKey, ReasonMissingMCP, ReasonMissingTools,
-	ReasonNotSequence, ReasonNoTools, ReasonTooManyTools, ReasonNested,
-	ReasonBlockScalar, ReasonEmptyEntry, ReasonNonString, ReasonUnknownTool,
-	ReasonDuplicateTool,
+// allReasons must list every reason constant; PolicyReasons must agree.
+var allReasons = PolicyReasons()
+
+func TestPolicyReasons(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range allReasons {
+		if seen[r] || r == "" || strings.ToLower(r) != r {
+			t.Errorf("reason %q empty, duplicated or not lowercase", r)
+		}
+		seen[r] = true
+	}
+	if len(allReasons) != 26 {
+		t.Errorf("%d reasons; update the table and the report when adding one", len(allReasons))
+	}
 }
 
 func TestParsePolicyLimitsInMessages(t *testing.T) {

@@ -115,9 +115,13 @@ func HasErrors(findings []Finding) bool {
 	return slices.ContainsFunc(findings, func(f Finding) bool { return f.Severity == SeverityError })
 }
 
-// StagePattern is the pattern a stage folder name matches: two digits, '-'
-// or '_', then a lowercase slug.
-var StagePattern = regexp.MustCompile(`^\d{2}[-_][a-z0-9][a-z0-9_-]*$`)
+// stagePattern is the pattern a stage folder name matches.
+var stagePattern = regexp.MustCompile(`^\d{2}[-_][a-z0-9][a-z0-9_-]*$`)
+
+// IsStageName reports whether name is a valid stage folder name: two
+// digits, '-' or '_', then a lowercase slug of letters, digits, '-' and '_'
+// (^\d{2}[-_][a-z0-9][a-z0-9_-]*$), as in 01-research or 02_draft.
+func IsStageName(name string) bool { return stagePattern.MatchString(name) }
 
 // Validate checks the tree in fsys, rooted at the workspace root, against
 // every rule of the ICM profile, with the stage policies checked against
@@ -356,9 +360,9 @@ func (v *validator) checkStages() error {
 		if v.kinds[dir] != kindDir {
 			continue // plain files in stages/ are allowed; irregular ones are rule 7
 		}
-		if !StagePattern.MatchString(name) {
+		if !IsStageName(name) {
 			hint := ""
-			if StagePattern.MatchString(strings.ToLower(name)) {
+			if IsStageName(strings.ToLower(name)) {
 				hint = " (the slug is lowercase)"
 			}
 			v.errorf(RuleStages, dir, 0, "stage folder %q does not match NN-slug or NN_slug%s", name, hint)
@@ -630,7 +634,7 @@ func (v *validator) isContract(p string) bool {
 	}
 	dir, _ := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
-	return path.Dir(dir) == "stages" && StagePattern.MatchString(path.Base(dir))
+	return path.Dir(dir) == "stages" && IsStageName(path.Base(dir))
 }
 
 // checkEmptyFolders applies the gitkeep warning.
