@@ -245,7 +245,49 @@ func openZip(path string, size int64) (*source, error) {
 			return nil, err
 		}
 	}
-	return &source{files: inv.sorted(), fsys: zr, close: f.Close}, nil
+	files := inv.sorted()
+	byPath := make(map[string]sourceFile, len(files))
+	for _, sf := range files {
+		byPath[sf.path] = sf
+	}
+	return &source{files: files, fsys: zipFS{zr, byPath}, close: f.Close}, nil
+}
+
+// zipFS is a zip's fs.FS whose files read through their exactReader, so
+// ICM validation sees the same checked bytes as the import.
+type zipFS struct {
+	zr    *zip.Reader
+	files map[string]sourceFile
+}
+
+func (z zipFS) Open(name string) (fs.File, error) {
+	f, err := z.zr.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	sf, ok := z.files[name]
+	if !ok {
+		return f, nil
+	}
+	rc, err := sf.open()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &checkedFile{File: f, r: rc}, nil
+}
+
+// checkedFile is a zip entry whose reads go through its exactReader.
+type checkedFile struct {
+	fs.File
+	r io.ReadCloser
+}
+
+func (c *checkedFile) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *checkedFile) Close() error {
+	c.r.Close()
+	return c.File.Close()
 }
 
 func addZipEntry(inv *inventory, zf *zip.File) error {
@@ -298,23 +340,29 @@ type exactReader struct {
 func (r *exactReader) Read(p []byte) (int, error) {
 	if r.left <= 0 {
 		var one [1]byte
-		if n, _ := r.rc.Read(one[:]); n > 0 {
+		n, err := r.rc.Read(one[:])
+		switch {
+		case n > 0 || errors.Is(err, zip.ErrFormat):
 			return 0, fmt.Errorf("%w: zip entry %q inflates to more bytes than it declares", ErrRefused, r.name)
+		case err == nil || err == io.EOF:
+			return 0, io.EOF
 		}
-		return 0, io.EOF
+		return 0, fmt.Errorf("%w: zip entry %q: %v", ErrRefused, r.name, err)
 	}
 	if int64(len(p)) > r.left {
 		p = p[:r.left]
 	}
 	n, err := r.rc.Read(p)
 	r.left -= int64(n)
-	if err == io.EOF && r.left > 0 {
+	switch {
+	case err == nil:
+		return n, nil
+	case (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) && r.left > 0:
 		return n, fmt.Errorf("%w: zip entry %q inflates to fewer bytes than it declares", ErrRefused, r.name)
+	case err == io.EOF:
+		return n, nil
 	}
-	if err != nil && err != io.EOF {
-		return n, fmt.Errorf("%w: zip entry %q: %v", ErrRefused, r.name, err)
-	}
-	return n, nil
+	return n, fmt.Errorf("%w: zip entry %q: %v", ErrRefused, r.name, err)
 }
 
 func (r *exactReader) Close() error { return r.rc.Close() }

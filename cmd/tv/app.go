@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/thalix/tv/engine"
+
 	"github.com/urfave/cli/v3"
 )
 
@@ -63,7 +65,9 @@ func (a *app) fail(err error) int {
 		msg = strings.TrimPrefix(msg, "usage: ")
 	}
 	if a.json {
-		writeJSON(a.io.Stdout, map[string]any{"error": map[string]any{"code": name, "message": msg}})
+		doc := map[string]any{"code": name, "message": msg}
+		addErrorDetails(doc, err)
+		writeJSON(a.io.Stdout, map[string]any{"error": doc})
 	} else {
 		fmt.Fprintf(a.io.Stderr, "tv: %s\n", msg)
 		if code == ExitUsage {
@@ -112,4 +116,16 @@ func exactArgs(cmd *cli.Command, n int, names string) error {
 		return usagef("%s takes %d argument(s): %s (got %d)", cmd.FullName(), n, names, got)
 	}
 	return nil
+}
+
+// addErrorDetails adds the structured detail of known errors to a JSON
+// error document: ICM findings, conflicting paths.
+func addErrorDetails(doc map[string]any, err error) {
+	if inv, ok := asInvalid(err); ok {
+		doc["findings"] = inv.Findings
+	}
+	var ce *engine.ConflictError
+	if errors.As(err, &ce) {
+		doc["paths"] = ce.Paths
+	}
 }

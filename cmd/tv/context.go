@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
