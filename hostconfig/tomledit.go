@@ -22,15 +22,15 @@ const mcpServersTable = "mcp_servers"
 type tomlItem struct {
 	header           bool
 	array            bool     // [[...]]
-	path             []string // header path, or table path + key path
-	key              []string // a key/value line's own dotted key
+	path             []string // a header's path
+	key              []string // a key/value line's dotted key
 	start, end       int      // the line(s), end past the line break
 	valStart, valEnd int      // a key/value line's value
 }
 
-// tomlBlock is a table: its header, its key/value lines, and where its
-// content ends (past the last item's line break) and where it ends (the
-// next header or the end of the file).
+// tomlBlock is a table: its header, its key/value lines (kept for tv's
+// tables only), where its content ends (past the last item's line break)
+// and where it ends (the next header or the end of the file).
 type tomlBlock struct {
 	header     tomlItem
 	kvs        []tomlItem
@@ -80,7 +80,6 @@ func isBareKeyChar(c byte) bool {
 // lexTOML splits s into header and key/value items.
 func lexTOML(s []byte) ([]tomlItem, error) {
 	var items []tomlItem
-	var table []string
 	p := bomLen(s)
 	for p < len(s) {
 		start := p
@@ -122,7 +121,6 @@ func lexTOML(s []byte) ([]tomlItem, error) {
 			}
 			it.path, it.end = path, end
 			items = append(items, it)
-			table = path
 			p = end
 			continue
 		}
@@ -143,10 +141,7 @@ func lexTOML(s []byte) ([]tomlItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, tomlItem{
-			path: append(slices.Clone(table), key...), key: key,
-			start: start, end: end, valStart: vs, valEnd: ve,
-		})
+		items = append(items, tomlItem{key: key, start: start, end: end, valStart: vs, valEnd: ve})
 		p = end
 	}
 	return items, nil
@@ -483,17 +478,25 @@ func parseTOMLDoc(s []byte, name string) (*tomlDoc, error) {
 			}
 			continue
 		}
+		var table []string
 		if cur >= 0 {
-			doc.blocks[cur].kvs = append(doc.blocks[cur].kvs, it)
-			doc.blocks[cur].contentEnd = it.end
-			if inTV(doc.blocks[cur].header.path) {
+			b := &doc.blocks[cur]
+			b.contentEnd = it.end
+			if inTV(b.header.path) {
+				b.kvs = append(b.kvs, it) // only tv's key/value lines are read
 				continue
 			}
+			table = b.header.path
+		}
+		// The key's full path is table + key; only its first two parts matter.
+		full := table
+		if len(table) < 2 {
+			full = append(slices.Clone(table), it.key[:min(len(it.key), 2-len(table))]...)
 		}
 		switch {
-		case len(it.path) == 1 && it.path[0] == mcpServersTable:
+		case len(full) == 1 && full[0] == mcpServersTable && len(table)+len(it.key) == 1:
 			return nil, malformedAt(s, it.start, "%s is assigned an inline value; tv edits only [%s.%s] tables", mcpServersTable, mcpServersTable, name)
-		case inTV(it.path):
+		case inTV(full):
 			return nil, malformedAt(s, it.start, "%s.%s is defined with dotted keys or an inline table; tv edits only a [%s.%s] table", mcpServersTable, name, mcpServersTable, name)
 		}
 	}
