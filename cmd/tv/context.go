@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
 	"github.com/thalix/tv/mounts"
