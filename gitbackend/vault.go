@@ -138,7 +138,10 @@ func OpenOrCreate(path string) (v *Vault, created bool, err error) {
 	if err := initBare(tmp); err != nil {
 		return nil, false, fmt.Errorf("create vault: %w", err)
 	}
-	err = os.Rename(tmp, abs)
+	// syscall.Rename, not os.Rename: it may replace an empty directory
+	// (os.Rename refuses any existing directory), and fails with
+	// ENOTEMPTY/EEXIST when another process's vault is already there.
+	err = syscall.Rename(tmp, abs)
 	if err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
 		return nil, false, fmt.Errorf("create vault: %w", err)
 	}
