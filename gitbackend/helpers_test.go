@@ -1,6 +1,7 @@
 package gitbackend
 
 import (
+	"encoding/binary"
 	"bytes"
 	"context"
 	"errors"
@@ -137,7 +138,9 @@ func helperPackLoop(ctx context.Context, path string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], uint64(time.Now().UnixNano()))
+	rng := rand.NewChaCha8(seed)
 	fmt.Println("ready")
 	for {
 		w, err := v.NewObjectWriter(ctx)
@@ -145,9 +148,9 @@ func helperPackLoop(ctx context.Context, path string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		for range 50 {
-			size := int64(rng.IntN(256 << 10))
-			if _, err := w.WriteBlob(io.LimitReader(&randReader{rng: rng}, size), size); err != nil {
+		for range 4 {
+			size := int64(rng.Uint64() % (64 << 10))
+			if _, err := w.WriteBlob(io.LimitReader(rng, size), size); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -157,16 +160,6 @@ func helperPackLoop(ctx context.Context, path string) int {
 			return 1
 		}
 	}
-}
-
-// randReader yields pseudo-random bytes forever.
-type randReader struct{ rng *rand.Rand }
-
-func (r *randReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r.rng.Uint32())
-	}
-	return len(p), nil
 }
 
 // writeTestCommit writes one commit on tree with the given parent (zero: none).
