@@ -1,9 +1,9 @@
 package gitbackend
 
 import (
-	"encoding/binary"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
