@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +35,15 @@ type CheckoutResult struct {
 // an interrupted checkout has none. Templates are refused: they are
 // factories to init workspaces from.
 func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (*CheckoutResult, error) {
-	info, err := e.resolveWorkspace(ctx, workspace)
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := e.resolveWorkspace(ctx, a, workspace)
+	if err != nil {
+		return nil, err
+	}
+	scope, err := e.readScope(a, info.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +58,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (*Checkout
 	if err != nil {
 		return nil, err
 	}
+	files = inScope(files, scope)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -58,7 +68,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (*Checkout
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: make([]ManifestFile, len(written))}
+	m := &Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope, Files: make([]ManifestFile, len(written))}
 	var total int64
 	for i, f := range written {
 		m.Files[i] = ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeString(f.mode)}
@@ -89,15 +99,15 @@ const racyTick = 20 * time.Millisecond
 
 // resolveWorkspace resolves a workspace and explains when the name or id
 // belongs to a template instead.
-func (e *Engine) resolveWorkspace(ctx context.Context, idOrName string) (*Info, error) {
-	info, err := e.resolve(ctx, KindWorkspace, idOrName)
+func (e *Engine) resolveWorkspace(ctx context.Context, a *access, idOrName string) (*Info, error) {
+	info, err := e.resolveVisible(ctx, a, KindWorkspace, idOrName)
 	if err == nil || !errors.Is(err, ErrNotFound) {
 		return info, err
 	}
 	if idOrName == starter.Name || idOrName == BuiltinTemplateID {
 		return nil, templateRefusal(idOrName)
 	}
-	if _, terr := e.resolve(ctx, KindTemplate, idOrName); terr == nil || errors.Is(terr, ErrConflict) {
+	if _, terr := e.resolveVisible(ctx, a, KindTemplate, idOrName); terr == nil || errors.Is(terr, ErrConflict) {
 		return nil, templateRefusal(idOrName)
 	}
 	return nil, err
@@ -105,6 +115,43 @@ func (e *Engine) resolveWorkspace(ctx context.Context, idOrName string) (*Info, 
 
 func templateRefusal(t string) error {
 	return fmt.Errorf("%w: %q is a template: templates are immutable factories to init workspaces from; run `tv workspace init --name NAME --template %s`, then check out that workspace", ErrUsage, t, t)
+}
+
+// readScope returns nil when the actor may read all of workspace ws, else
+// the folders of it they may read; no read anywhere is a DeniedError.
+func (e *Engine) readScope(a *access, ws string) ([]string, error) {
+	if err := e.require(a, RankRead, ws, ""); err == nil {
+		return nil, nil
+	} else if folders := a.readableFolders(e.opts.Actor.User, ws); len(folders) > 0 {
+		return folders, nil
+	} else {
+		return nil, err
+	}
+}
+
+// inScope keeps the files under one of the scope folders (all when scope
+// is nil).
+func inScope(files []FileEntry, scope []string) []FileEntry {
+	if scope == nil {
+		return files
+	}
+	kept := files[:0]
+	for _, f := range files {
+		if underAny(f.Path, scope) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// underAny reports whether slash path p is one of folders or below one.
+func underAny(p string, folders []string) bool {
+	for _, d := range folders {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // prepareEmptyDir creates dir, or checks that an existing one is empty.

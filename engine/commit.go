@@ -70,6 +70,9 @@ func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult,
 	if p.VaultID != e.vault.ID() {
 		return nil, fmt.Errorf("%w: %s is a checkout of vault %s, but tv is using vault %s (set TV_VAULT to the vault it came from)", ErrUsage, dir, p.VaultID, e.vault.ID())
 	}
+	if err := e.requireWrite(ctx, p); err != nil {
+		return nil, err
+	}
 	if !p.Valid {
 		return nil, &InvalidTreeError{Findings: p.Findings}
 	}
@@ -268,5 +271,34 @@ func (p *Plan) rebase(version Hash) error {
 	}
 	p.manifest = &m
 	_ = p.saveCache()
+	return nil
+}
+
+// requireWrite checks, against the live grants, that the actor may write
+// every path the plan changes.
+func (e *Engine) requireWrite(ctx context.Context, p *Plan) error {
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return err
+	}
+	var denied *DeniedError
+	for _, c := range p.changes() {
+		err := e.require(a, RankWrite, p.WorkspaceID, c.Path)
+		var d *DeniedError
+		if !errors.As(err, &d) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if denied == nil {
+			denied = &DeniedError{User: d.User, Need: RankWrite, Have: d.Have, Target: p.WorkspaceID}
+		}
+		denied.Have = min(denied.Have, d.Have)
+		denied.Paths = append(denied.Paths, c.Path)
+	}
+	if denied != nil {
+		return denied
+	}
 	return nil
 }

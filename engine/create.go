@@ -55,7 +55,7 @@ func (e *Engine) ImportTemplate(ctx context.Context, path, name string) (*Create
 }
 
 func (e *Engine) importPath(ctx context.Context, k Kind, path, name string) (*Created, error) {
-	if err := e.precreate(ctx, k, name); err != nil {
+	if _, err := e.precreate(ctx, k, name); err != nil {
 		return nil, err
 	}
 	src, err := openSource(path)
@@ -69,7 +69,8 @@ func (e *Engine) importPath(ctx context.Context, k Kind, path, name string) (*Cr
 // InitWorkspace makes a workspace from a template (id or name), or from
 // the bundled starter when template is "" or the starter's name or id.
 func (e *Engine) InitWorkspace(ctx context.Context, name, template string) (*Created, error) {
-	if err := e.precreate(ctx, KindWorkspace, name); err != nil {
+	a, err := e.precreate(ctx, KindWorkspace, name)
+	if err != nil {
 		return nil, err
 	}
 	if template == "" || template == starter.Name || template == BuiltinTemplateID {
@@ -79,7 +80,7 @@ func (e *Engine) InitWorkspace(ctx context.Context, name, template string) (*Cre
 		}
 		return e.createFromSource(ctx, KindWorkspace, name, src, "init from "+starter.Name, BuiltinTemplateID)
 	}
-	tpl, err := e.resolve(ctx, KindTemplate, template)
+	tpl, err := e.resolveVisible(ctx, a, KindTemplate, template)
 	if err != nil {
 		return nil, err
 	}
@@ -104,15 +105,27 @@ func (e *Engine) InitWorkspace(ctx context.Context, name, template string) (*Cre
 }
 
 // precreate checks what a create needs before any input is read: an
-// identity, a valid name not yet taken.
-func (e *Engine) precreate(ctx context.Context, k Kind, name string) error {
+// identity, the rank (write on the vault for a workspace, manage for a
+// template), a valid name not yet taken.
+func (e *Engine) precreate(ctx context.Context, k Kind, name string) (*access, error) {
 	if _, err := e.actor(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ValidateName(name); err != nil {
-		return err
+		return nil, err
 	}
-	return e.nameTaken(ctx, k, name)
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	need := RankWrite
+	if k == KindTemplate {
+		need = RankManage
+	}
+	if err := e.require(a, need, "", ""); err != nil {
+		return nil, err
+	}
+	return a, e.nameTaken(ctx, k, name)
 }
 
 func (e *Engine) createFromSource(ctx context.Context, k Kind, name string, src *source, reason, template string) (*Created, error) {
@@ -184,7 +197,7 @@ func (e *Engine) commitNew(ctx context.Context, w ObjectWriter, k Kind, name str
 	if err := w.Finish(); err != nil {
 		return nil, err
 	}
-	if err := e.vault.UpdateRefs(ctx, RefUpdate{Name: refPrefix(k) + id, New: head}); err != nil {
+	if err := e.createRef(ctx, k, id, name, head); err != nil {
 		return nil, err
 	}
 	return &Info{ID: id, Name: name, Kind: k, Head: head, UpdatedAt: sig.When, UpdatedBy: sig.Name, Reason: subject(c.Message), Template: template}, nil
@@ -201,4 +214,44 @@ func displayName(p string) string {
 		return "folder"
 	}
 	return p
+}
+
+// createRef creates the ref of a new workspace or template together with
+// the access change it implies — the creator of a workspace gets manage on
+// it; the first writer of a vault without grants gets manage on the vault —
+// in one ref transaction, retried when a concurrent grant change raced it.
+func (e *Engine) createRef(ctx context.Context, k Kind, id, name string, head Hash) error {
+	create := RefUpdate{Name: refPrefix(k) + id, New: head}
+	for attempt := 0; ; attempt++ {
+		a, err := e.loadAccess(ctx)
+		if err != nil {
+			return err
+		}
+		var add []Grant
+		if k == KindWorkspace {
+			add = append(add, Grant{User: e.opts.Actor.User, Rank: RankManage, Workspace: id})
+		}
+		if !a.open() && len(add) == 0 {
+			return e.vault.UpdateRefs(ctx, create)
+		}
+		w, err := e.vault.NewObjectWriter(ctx)
+		if err != nil {
+			return err
+		}
+		up, err := e.accessUpdate(ctx, w, a, fmt.Sprintf("create %s %s (%s)", k, name, id), add...)
+		if err == nil {
+			err = w.Finish()
+		}
+		if err == nil {
+			err = e.vault.UpdateRefs(ctx, create, *up)
+		}
+		w.Abort()
+		if isStale(err) && attempt < MaxCommitRetries {
+			if cur, rerr := e.vault.Ref(ctx, create.Name); rerr == nil && cur == head {
+				return nil
+			}
+			continue
+		}
+		return err
+	}
 }

@@ -119,10 +119,11 @@ func (e *Engine) describe(ctx context.Context, k Kind, id string, head Hash) (*I
 	}, nil
 }
 
-// resolve finds the workspace or template named by an id or an
-// unambiguous name. A name that matches several yields ErrConflict listing
-// the candidates; one that matches none yields ErrNotFound.
-func (e *Engine) resolve(ctx context.Context, k Kind, idOrName string) (*Info, error) {
+// resolveFiltered finds the workspace or template named by an id or an
+// unambiguous name among those keep accepts. A name that matches several
+// yields ErrConflict listing the candidates; one that matches none yields
+// ErrNotFound.
+func (e *Engine) resolveFiltered(ctx context.Context, k Kind, idOrName string, keep func(*Info) bool) (*Info, error) {
 	if isID(idOrName) {
 		if !strings.HasPrefix(idOrName, idPrefix(k)) {
 			return nil, fmt.Errorf("%w: %q is a %s id, not a %s id", ErrNotFound, idOrName, otherKind(k), k)
@@ -131,7 +132,11 @@ func (e *Engine) resolve(ctx context.Context, k Kind, idOrName string) (*Info, e
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", k, idOrName, err)
 		}
-		return e.describe(ctx, k, idOrName, head)
+		info, err := e.describe(ctx, k, idOrName, head)
+		if err == nil && !keep(info) {
+			return nil, fmt.Errorf("%s %s: %w", k, idOrName, ErrRefNotFound)
+		}
+		return info, err
 	}
 	all, err := e.list(ctx, k)
 	if err != nil {
@@ -139,7 +144,7 @@ func (e *Engine) resolve(ctx context.Context, k Kind, idOrName string) (*Info, e
 	}
 	var hits []Info
 	for _, i := range all {
-		if i.Name == idOrName {
+		if i.Name == idOrName && keep(&i) {
 			hits = append(hits, i)
 		}
 	}

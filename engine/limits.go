@@ -61,3 +61,11 @@ const (
 	// MaxLogLimit bounds --limit of `tv workspace log`.
 	MaxLogLimit = 10_000
 )
+
+// Access limits.
+const (
+	// MaxGrants bounds the grants a vault holds.
+	MaxGrants = 10_000
+	// MaxGrantsBytes bounds grants.json.
+	MaxGrantsBytes = 4 << 20 // 4 MiB
+)

@@ -24,6 +24,9 @@ type Manifest struct {
 	WorkspaceID   string         `json:"workspace_id"`
 	WorkspaceName string         `json:"workspace_name"`
 	Baseline      Hash           `json:"baseline"`
+	// Scope lists the folders this checkout holds when the checker-out
+	// could read only those (folder grants); empty means the whole tree.
+	Scope []string       `json:"scope,omitempty"`
 	Files         []ManifestFile `json:"files"`
 }
 

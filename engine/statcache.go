@@ -41,7 +41,7 @@ type cacheEntry struct {
 	mode   FileMode
 }
 
-const statCacheMagic = "TVSC1\n"
+const statCacheMagic = "TVSC2\n"
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
@@ -104,6 +104,9 @@ func decodeStatCache(b []byte) (*statCache, error) {
 	c.header.VaultID = d.str()
 	c.header.WorkspaceID = d.str()
 	c.header.WorkspaceName = d.str()
+	for n := d.u32(); n > 0 && d.err == nil; n-- {
+		c.header.Scope = append(c.header.Scope, d.str())
+	}
 	copy(c.header.Baseline[:], d.take(20))
 	n := d.u32()
 	for i := uint32(0); i < n && d.err == nil; i++ {
@@ -171,6 +174,10 @@ func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) err
 	str(m.VaultID)
 	str(m.WorkspaceID)
 	str(m.WorkspaceName)
+	u32(uint32(len(m.Scope)))
+	for _, f := range m.Scope {
+		str(f)
+	}
 	w.Write(m.Baseline[:])
 	u32(uint32(len(entries)))
 	for p, e := range entries {

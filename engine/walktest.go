@@ -85,6 +85,9 @@ func planCheckout(ctx context.Context, dir string) (*Plan, error) {
 		disk.close()
 		return nil, fmt.Errorf("validate %s: %w", dir, err)
 	}
+	if len(m.Scope) > 0 {
+		p.Findings = scopedFindings(p.Findings, m.Scope)
+	}
 	p.Valid = !icm.HasErrors(p.Findings)
 	if cache == nil || p.refreshed {
 		_ = p.saveCache() // an accelerator only; a failure costs speed, not truth
@@ -186,4 +189,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// scopedFindings keeps the findings about paths inside a partial
+// checkout's scope: the rest of the tree is not there to be judged.
+func scopedFindings(fs []icm.Finding, scope []string) []icm.Finding {
+	var kept []icm.Finding
+	for _, f := range fs {
+		// An Inputs path may name a file outside the scope, which this
+		// checkout cannot see; the full tree is judged where it is whole.
+		if underAny(f.Path, scope) && f.Rule != icm.RuleInputsResolve {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }

@@ -14,12 +14,31 @@ import (
 
 // Workspaces lists every workspace, sorted by name then id.
 func (e *Engine) Workspaces(ctx context.Context) ([]Info, error) {
-	return e.list(ctx, KindWorkspace)
+	return e.listVisible(ctx, KindWorkspace)
+}
+
+// listVisible lists the refs of kind k that the actor may see.
+func (e *Engine) listVisible(ctx context.Context, k Kind) ([]Info, error) {
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := e.list(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	kept := all[:0]
+	for _, i := range all {
+		if e.visible(a, k, i.ID) {
+			kept = append(kept, i)
+		}
+	}
+	return kept, nil
 }
 
 // Templates lists the bundled starter first, then every template ref.
 func (e *Engine) Templates(ctx context.Context) ([]Info, error) {
-	refs, err := e.list(ctx, KindTemplate)
+	refs, err := e.listVisible(ctx, KindTemplate)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +69,13 @@ func (e *Engine) ShowTemplate(ctx context.Context, idOrName string) (*TemplateDe
 		}
 		return d, nil
 	}
-	info, err := e.resolve(ctx, KindTemplate, idOrName)
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := e.resolveVisible(ctx, a, KindTemplate, idOrName)
 	if errors.Is(err, ErrNotFound) {
-		if _, werr := e.resolve(ctx, KindWorkspace, idOrName); werr == nil {
+		if _, werr := e.resolveVisible(ctx, a, KindWorkspace, idOrName); werr == nil {
 			return nil, fmt.Errorf("%w: %q is a workspace, not a template (see `tv workspace log %s`)", ErrNotFound, idOrName, idOrName)
 		}
 	}
@@ -147,13 +170,17 @@ func (e *Engine) Log(ctx context.Context, target string, limit int) (*LogResult,
 // resolveTarget accepts a workspace id, a name, or a checkout directory
 // (any directory holding a manifest, or any path with a separator).
 func (e *Engine) resolveTarget(ctx context.Context, target string) (*Info, error) {
-	_, err := os.Lstat(filepath.Join(target, ManifestName))
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = os.Lstat(filepath.Join(target, ManifestName))
 	if err == nil || target == "." || strings.ContainsRune(target, filepath.Separator) {
 		m, err := ReadManifest(target)
 		if err != nil {
 			return nil, err
 		}
-		return e.resolveWorkspace(ctx, m.WorkspaceID)
+		return e.resolveWorkspace(ctx, a, m.WorkspaceID)
 	}
-	return e.resolveWorkspace(ctx, target)
+	return e.resolveWorkspace(ctx, a, target)
 }
