@@ -19,15 +19,15 @@ const ManifestFormat = 1
 // came from, the version it is based on, and per file its version. It holds
 // no token, credential, storage key, URL or absolute local path.
 type Manifest struct {
-	Format        int            `json:"format"`
-	VaultID       string         `json:"vault_id"`
-	WorkspaceID   string         `json:"workspace_id"`
-	WorkspaceName string         `json:"workspace_name"`
-	Baseline      Hash           `json:"baseline"`
+	Format        int    `json:"format"`
+	VaultID       string `json:"vault_id"`
+	WorkspaceID   string `json:"workspace_id"`
+	WorkspaceName string `json:"workspace_name"`
+	Baseline      Hash   `json:"baseline"`
 	// Scope lists the folders this checkout holds when the checker-out
 	// could read only those (folder grants); empty means the whole tree.
 	Scope []string       `json:"scope,omitempty"`
-	Files         []ManifestFile `json:"files"`
+	Files []ManifestFile `json:"files"`
 }
 
 // ManifestFile is one file of a checkout as it was written.
