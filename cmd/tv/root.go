@@ -31,6 +31,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.vaultCommand(),
 			a.workspaceCommand(),
 			a.templateCommand(),
+			a.accessCommand(),
 			a.mcpCommand(),
 		},
 	}
