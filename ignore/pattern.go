@@ -119,7 +119,15 @@ func (p *pattern) matches(rel, name, base string, isDir bool) bool {
 	if p.literal {
 		return glob == sub
 	}
-	return wildmatch(glob, sub, wmPathname)
+	// Like git's match_pathname: the part before the first glob character
+	// is compared on its own and only the rest goes to wildmatch. This is
+	// observable: in "a**" the "**" then starts the wildmatch pattern and
+	// may cross slashes ("/a**" matches "ab/c"), unlike "*a**".
+	n := strings.IndexAny(glob, `*?[\`)
+	if len(sub) < n || sub[:n] != glob[:n] {
+		return false
+	}
+	return wildmatch(glob[n:], sub[n:], wmPathname)
 }
 
 // match returns the last pattern in l matching the path, or nil.
