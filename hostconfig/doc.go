@@ -46,7 +46,7 @@
 //     wherever they are. Comments and blank lines before the next table stay.
 //     Uninstall after Install gives back the original bytes when the file
 //     existed: for JSON when mcpServers held other servers, or was absent
-//     (an mcpServers that becomes empty is removed when it is the last
+//     from a non-empty top-level object (an mcpServers that becomes empty is removed when it is the last
 //     top-level member — where Install puts a new one — and left as {}
 //     otherwise), or was exactly {} and not the last member; for TOML
 //     whenever the file ended in a newline (a file without a final newline

@@ -14,7 +14,7 @@ import (
 )
 
 // Errors returned by this package, wrapped with %w and matched with
-// errors.Is. Messages name the config file.
+// errors.Is. Errors about a config file name the file.
 var (
 	// ErrUnknownHost: the host is not one of Hosts.
 	ErrUnknownHost = errors.New("unknown MCP host")
@@ -344,8 +344,9 @@ func Uninstall(h Host, env Env, name string) (path string, ch Change, err error)
 
 // Lookup returns the entry registered as name in host h's config file, for
 // `tv mcp doctor`. ok is false when the file or the entry is missing. When
-// an entry exists but is not a stdio command entry, ok is true and err
-// wraps ErrUnexpectedEntry.
+// an entry exists but is not a stdio command entry, ok is true, e holds
+// what could be read, and err wraps ErrUnexpectedEntry. Other keys of the
+// entry (env, cwd, …) are not reported.
 func Lookup(h Host, env Env, name string) (e Entry, ok bool, path string, err error) {
 	path, err = ConfigPath(h, env)
 	if err != nil {
