@@ -381,7 +381,7 @@ func TestHosts(t *testing.T) {
 					t.Errorf("Lookup after force = %+v, %v, %v", got, ok, err)
 				}
 				st := stateOf(t, path)
-				if strings.Contains(st.data, "ghp_secret") && hc.host != ClaudeCode && hc.host != Codex {
+				if strings.Contains(st.data, "ghp_secret") {
 					t.Errorf("replaced entry's env survived:\n%s", st.data)
 				}
 				if st.mode != 0o640 {
