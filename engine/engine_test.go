@@ -271,3 +271,32 @@ func gitOK(t *testing.T) {
 		t.Skip("git not on PATH; install git to run interop checks")
 	}
 }
+
+// TestStockGitReads: the vault is a plain git repository — git log shows
+// each version's reason and author, and fsck is clean.
+func TestStockGitReads(t *testing.T) {
+	gitOK(t)
+	ctx := context.Background()
+	v := backends()[0].open(t)
+	e := newEngine(v, alice)
+	ws := must[*engine.Created](t)(e.InitWorkspace(ctx, "demo", ""))
+	dir := filepath.Join(t.TempDir(), "co")
+	must[*engine.CheckoutResult](t)(e.Checkout(ctx, "demo", dir))
+	write(t, filepath.Join(dir, "stages/02-draft/output/draft.md"), "draft\n")
+	must[*engine.CommitResult](t)(e.Commit(ctx, dir, "first draft\n\nwith a body"))
+	out, err := exec.Command("git", "--git-dir="+v.Path(), "log", "--format=%an <%ae>|%s", engine.WorkspaceRefPrefix+ws.ID).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git log: %v\n%s", err, out)
+	}
+	want := "alice <alice@example.com>|first draft\nalice <alice@example.com>|init from icm-starter\n"
+	if string(out) != want {
+		t.Fatalf("git log:\n%s\nwant:\n%s", out, want)
+	}
+	if out, err := exec.Command("git", "--git-dir="+v.Path(), "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Fatalf("git fsck: %v\n%s", err, out)
+	}
+	out, _ = exec.Command("git", "--git-dir="+v.Path(), "show", "-s", "--format=%(trailers:key=Tv-Name,valueonly)", engine.WorkspaceRefPrefix+ws.ID).CombinedOutput()
+	if strings.TrimSpace(string(out)) != "demo" {
+		t.Fatalf("Tv-Name trailer via git: %q", out)
+	}
+}
