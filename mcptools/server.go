@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -114,6 +115,7 @@ func (l *Local) MCPServer() *server.MCPServer {
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		server.WithToolFilter(inListOrder),
 	)
 	tools := make([]server.ServerTool, len(localTools))
 	for i, t := range localTools {
@@ -121,6 +123,17 @@ func (l *Local) MCPServer() *server.MCPServer {
 	}
 	s.AddTools(tools...)
 	return s
+}
+
+// inListOrder orders tools/list by the tool list (mcp-go sorts by name).
+func inListOrder(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+	rank := make(map[string]int, len(localTools))
+	for i, t := range localTools {
+		rank[t.Name] = i
+	}
+	out := slices.Clone(tools)
+	slices.SortStableFunc(out, func(a, b mcp.Tool) int { return rank[a.Name] - rank[b.Name] })
+	return out
 }
 
 const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it.`
