@@ -61,6 +61,11 @@ func Add(path string, m Mount) error {
 		return err
 	}
 	m.Path = filepath.Clean(abs)
+	unlock, err := lockRegistry(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	all, err := readAll(path)
 	if err != nil {
 		return err
