@@ -151,7 +151,7 @@ func TestExtraValidation(t *testing.T) {
 
 func TestParentExcludedAskedDirectly(t *testing.T) {
 	tr := tree{files: map[string]string{
-		".gitignore": gi("gen/", "!gen/keep.go", "/vendor"),
+		".gitignore":   gi("gen/", "!gen/keep.go", "/vendor"),
 		"a/.gitignore": gi("!x"),
 	}}
 	m := newTestMatcher(t, tr, Options{GitIgnore: true})
