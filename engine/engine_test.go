@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"errors"
 	"os"
 	"os/exec"
@@ -299,4 +301,44 @@ func TestStockGitReads(t *testing.T) {
 	if strings.TrimSpace(string(out)) != "demo" {
 		t.Fatalf("Tv-Name trailer via git: %q", out)
 	}
+}
+
+// TestWalkTestWritesNothing: walk-test, on a changed and an invalid
+// checkout, leaves every byte and mtime of the vault as it was.
+func TestWalkTestWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	v := backends()[0].open(t)
+	e := newEngine(v, alice)
+	must[*engine.Created](t)(e.InitWorkspace(ctx, "demo", ""))
+	dir := filepath.Join(t.TempDir(), "co")
+	must[*engine.CheckoutResult](t)(e.Checkout(ctx, "demo", dir))
+	write(t, filepath.Join(dir, "stages/01-research/output/new.md"), "new\n")
+	before := vaultSnapshot(t, v.Path())
+	for i := range 3 {
+		must[*engine.Plan](t)(e.WalkTest(ctx, dir))
+		if i == 1 {
+			os.Remove(filepath.Join(dir, "CONTEXT.md")) // invalid from now on
+		}
+	}
+	if after := vaultSnapshot(t, v.Path()); after != before {
+		t.Fatalf("walk-test changed the vault:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// vaultSnapshot lists every file under dir with its size, mtime and content.
+func vaultSnapshot(t *testing.T, dir string) string {
+	var sb strings.Builder
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sb, "%s %v %d %d", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			fmt.Fprintf(&sb, " %x", sha256.Sum256(b))
+		}
+		sb.WriteByte('\n')
+		return nil
+	})
+	return sb.String()
 }
