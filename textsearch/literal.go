@@ -26,10 +26,12 @@ type litInfo struct {
 }
 
 // requiredLiterals returns literals one of which every match of re
-// contains, or nil when no useful set is known.
+// contains, or nil when no useful set is known. Sets whose shortest string
+// is a single byte are not useful: nearly every line would be a candidate,
+// and the whole-buffer regexp (which has its own first-byte scan) is as fast.
 func requiredLiterals(re *syntax.Regexp) []string {
 	set := bestOf(analyze(re))
-	if set == nil || minLen(set) == 0 {
+	if set == nil || minLen(set) < 2 {
 		return nil
 	}
 	if set = simplifyRequired(set); len(set) > maxRequiredSet {

@@ -40,14 +40,20 @@ func compileMatcher(pattern string, fixed bool) (*lineMatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadPattern, err)
 	}
-	if prefix, complete := re.LiteralPrefix(); complete {
-		return &lineMatcher{mode: modeLiteral, lit: []byte(prefix), never: strings.Contains(prefix, "\n"), re: re}, nil
-	}
 	parsed, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil { // cannot happen: regexp.Compile accepted it
 		return nil, fmt.Errorf("%w: %v", ErrBadPattern, err)
 	}
 	parsed = parsed.Simplify()
+	switch {
+	case parsed.Op == syntax.OpLiteral && parsed.Flags&syntax.FoldCase == 0:
+		// A plain string (regexp.LiteralPrefix is not used: it calls
+		// \Aab\z "complete").
+		lit := string(parsed.Rune)
+		return &lineMatcher{mode: modeLiteral, lit: []byte(lit), never: strings.Contains(lit, "\n"), re: re}, nil
+	case parsed.Op == syntax.OpEmptyMatch:
+		return &lineMatcher{mode: modeLiteral, re: re}, nil // every line
+	}
 	m := &lineMatcher{re: re}
 	if lits := requiredLiterals(parsed); lits != nil {
 		m.mode = modePrefilter
