@@ -1,0 +1,278 @@
+package vaultmcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/icm"
+	"github.com/thalix/tv/mcptools"
+)
+
+// ServerName is the implementation name `tv mcp serve` reports.
+const ServerName = "tv-vault"
+
+// Config configures a vault server.
+type Config struct {
+	// Engine runs every operation, as the logged-in user (or nobody).
+	Engine *engine.Engine
+	// Workspace (an id or unambiguous name) and Stage ("stages/NN-slug"
+	// or "NN-slug") select scoped mode; both empty is unscoped mode. One
+	// without the other is a usage error.
+	Workspace string
+	Stage     string
+	// EvidencePath is the scope evidence file (see EvidencePath); "" records
+	// no evidence.
+	EvidencePath string
+	// Version is reported in the initialize result.
+	Version string
+	// Now is the clock for captured_at and evidence times (time.Now when nil).
+	Now func() time.Time
+	// Log receives diagnostics (stderr); nil discards them.
+	Log io.Writer
+}
+
+// Server is the `tv mcp serve` tool server.
+type Server struct {
+	cfg       Config
+	eng       *engine.Engine
+	ws        *Repository // the scoped workspace; nil when unscoped
+	stage     string      // "stages/NN-slug" when scoped
+	tools     []tool
+	validator *mcptools.Validator
+	mcp       *server.MCPServer
+	ttl       time.Duration
+
+	mu      sync.Mutex
+	state   *ScopeState
+	checked time.Time
+}
+
+// tool pairs a spec with the rank it needs on the stage (scoped tools)
+// and its body, which returns the result's repository and data or a
+// domain error.
+type tool struct {
+	mcptools.Spec
+	rank engine.Rank
+	run  func(s *Server, ctx context.Context, raw json.RawMessage) (*Repository, any, error)
+}
+
+// unscopedTools and scopedTools are the two ordered tool lists; they feed
+// the server, the tests, the schema snapshots and the README table.
+// scopedTools is in icm.KnownTools() order.
+var (
+	unscopedTools = []tool{
+		{whoamiSpec, engine.RankNone, (*Server).whoami},
+		{templateListSpec, engine.RankNone, (*Server).templateList},
+		{workspaceListSpec, engine.RankNone, (*Server).workspaceList},
+		{workspaceCheckoutSpec, engine.RankNone, (*Server).workspaceCheckout},
+	}
+	scopedTools = []tool{
+		{fileInfoSpec, engine.RankRead, (*Server).fileInfo},
+		{fileFindSpec, engine.RankRead, (*Server).fileFind},
+		{fileReadSpec, engine.RankRead, (*Server).fileRead},
+		{walkTestSpec, engine.RankRead, (*Server).walkTest},
+		{commitSpec, engine.RankWrite, (*Server).commit},
+	}
+)
+
+func specs(ts []tool) []mcptools.Spec {
+	out := make([]mcptools.Spec, len(ts))
+	for i, t := range ts {
+		out[i] = t.Spec
+	}
+	return out
+}
+
+// UnscopedTools returns the specs of the unscoped mode's tools, in order.
+func UnscopedTools() []mcptools.Spec { return specs(unscopedTools) }
+
+// ScopedTools returns the specs of every tool a stage policy may declare,
+// in order (the names of icm.KnownTools()).
+func ScopedTools() []mcptools.Spec { return specs(scopedTools) }
+
+// ToolRank returns the rank a scoped tool needs on the stage folder, and
+// false for a name that is not a scoped tool.
+func ToolRank(name string) (engine.Rank, bool) {
+	for _, t := range scopedTools {
+		if t.Name == name {
+			return t.rank, true
+		}
+	}
+	return engine.RankNone, false
+}
+
+// MCPTool returns the mcp-go definition of a vault tool: mcptools'
+// definition with the vault envelope {captured_at, repository, data} as
+// its output schema.
+func MCPTool(s mcptools.Spec) mcp.Tool {
+	def := s.MCPTool()
+	out, err := json.Marshal(OutputSchema(s.Data))
+	if err != nil {
+		panic("vaultmcp: output schema of " + s.Name + ": " + err.Error())
+	}
+	def.RawOutputSchema = out
+	return def
+}
+
+// StageFolder normalises a --stage value to "stages/NN-slug". It accepts
+// "stages/NN-slug" and "NN-slug" (a trailing slash is ignored); anything
+// else is not a direct stage folder (ErrUsage).
+func StageFolder(stage string) (string, error) {
+	name := strings.TrimSuffix(stage, "/")
+	name = strings.TrimPrefix(name, "stages/")
+	if strings.Contains(name, "/") || !icm.IsStageName(name) {
+		return "", fmt.Errorf("%w: --stage %q is not a direct stage folder: use stages/NN-slug (or NN-slug), for example stages/01-research", engine.ErrUsage, stage)
+	}
+	return "stages/" + name, nil
+}
+
+// New checks cfg and returns a server. In scoped mode it resolves the
+// workspace once (an unknown, invisible or ambiguous one is an error: a
+// server is never bound to a workspace it cannot name) and resolves the
+// scope a first time, recording evidence.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("vaultmcp: no engine")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	s := &Server{cfg: cfg, eng: cfg.Engine, tools: unscopedTools, ttl: ScopeTTL}
+	switch {
+	case (cfg.Workspace == "") != (cfg.Stage == ""):
+		return nil, fmt.Errorf("%w: --workspace and --stage are an all-or-nothing pair: give both for a stage's tools, or neither for discovery", engine.ErrUsage)
+	case cfg.Workspace != "":
+		stage, err := StageFolder(cfg.Stage)
+		if err != nil {
+			return nil, err
+		}
+		info, err := cfg.Engine.ResolveWorkspace(ctx, cfg.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		s.ws, s.stage, s.tools = &Repository{ID: info.ID, Name: info.Name}, stage, scopedTools
+	}
+	v, err := mcptools.NewValidator(specs(s.tools))
+	if err != nil {
+		return nil, err
+	}
+	s.validator = v
+	s.mcp = s.newMCPServer()
+	if s.scoped() {
+		st := s.Scope(ctx)
+		fmt.Fprintf(cfg.Log, "tv mcp serve: %s %s: %s (%s), visible %v\n", s.ws.ID, s.stage, st.Result, st.Reason, st.Visible)
+	}
+	return s, nil
+}
+
+func (s *Server) scoped() bool { return s.ws != nil }
+
+// MCPServer returns the mcp-go server with the mode's tools registered.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+func (s *Server) newMCPServer() *server.MCPServer {
+	opts := []server.ServerOption{
+		server.WithToolCapabilities(s.scoped()),
+		server.WithRecovery(),
+		server.WithInstructions(s.instructions()),
+	}
+	if s.scoped() {
+		opts = append(opts, server.WithToolFilter(s.filter))
+	}
+	srv := server.NewMCPServer(ServerName, s.cfg.Version, opts...)
+	list := make([]server.ServerTool, len(s.tools))
+	for i, t := range s.tools {
+		list[i] = server.ServerTool{Tool: MCPTool(t.Spec), Handler: s.handler(t)}
+	}
+	srv.AddTools(list...)
+	return srv
+}
+
+func (s *Server) instructions() string {
+	if !s.scoped() {
+		return "tv vault, discovery mode: vault_whoami (who you act as), vault_template_list, vault_workspace_list (workspaces you can read) and vault_workspace_checkout (writes a credential-free checkout of a workspace into an absolute output_dir). " +
+			"For a stage's file and commit tools, the host starts `tv mcp serve --workspace <id> --stage stages/NN-slug`."
+	}
+	return fmt.Sprintf("tv vault, scoped to stage %s of workspace %s (%s). The tools listed are those the stage's CONTEXT.md policy declares and your access rank on the stage allows; "+
+		"the set follows the vault (tools/list_changed), and a tool that is no longer listed is refused. Paths are workspace-relative slash paths such as %s/CONTEXT.md; "+
+		"you may read any path of the workspace you have read access to (the contract's Inputs). Change files in a checkout, then vault_workspace_walk_test and vault_workspace_commit with a reason.",
+		s.stage, s.ws.Name, s.ws.ID, s.stage)
+}
+
+// filter hides the tools that are not visible now from tools/list. At
+// call time mcp-go passes it the one requested tool: it lets that through
+// so the handler refuses it with an explanation (see the package doc).
+func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if len(tools) == 1 {
+		return tools
+	}
+	st := s.Scope(ctx)
+	kept := make([]mcp.Tool, 0, len(st.Visible))
+	for _, t := range tools {
+		if st.Allows(t.Name) {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// handler adapts a tool to mcp-go. In scoped mode it first checks the
+// tool is visible now (refusing before anything else happens); then it
+// validates the arguments against the input schema, runs the tool and
+// turns a domain failure into an isError result.
+func (s *Server) handler(t tool) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if s.scoped() {
+			if st := s.Scope(ctx); !st.Allows(t.Name) {
+				return mcptools.Failure("%s refused: it is not available in this scope now (stage %s of %s: %s, reason %s; visible: %s). Call tools/list for the tools you can use.",
+					t.Name, s.stage, s.ws.ID, st.Result, st.Reason, visibleText(st.Visible)), nil
+			}
+		}
+		raw := mcptools.RawArguments(req)
+		if err := s.validator.Validate(t.Name, raw); err != nil {
+			return failure(t.Name, err), nil
+		}
+		repo, data, err := t.run(s, ctx, raw)
+		if err != nil {
+			return failure(t.Name, err), nil
+		}
+		res, err := success(s.cfg.Now(), repo, data)
+		if err != nil {
+			return failure(t.Name, err), nil
+		}
+		return res, nil
+	}
+}
+
+func visibleText(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return strings.Join(v, ", ")
+}
+
+// Serve runs the server over stdio (in, out) until in is closed (a clean
+// exit) or ctx ends; diagnostics go to logw. Input lines over
+// MaxInputLineBytes are refused with a JSON-RPC error.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
+	err := mcptools.ServeStdio(ctx, s.mcp, in, out, logw, MaxInputLineBytes)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// decode decodes a tool's arguments strictly.
+func decode(raw json.RawMessage, v any) error { return mcptools.DecodeArgs(raw, v) }

@@ -1,0 +1,120 @@
+package vaultmcp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/thalix/tv/icm"
+	"github.com/thalix/tv/mcptools"
+)
+
+var update = os.Getenv("UPDATE_TOOLSNAPS") == "1"
+
+func allSpecs() []mcptools.Spec { return append(UnscopedTools(), ScopedTools()...) }
+
+// TestToolSnapshots compares each tool's definition (as tools/list sends
+// it) with testdata/toolsnaps/<tool>.snap; UPDATE_TOOLSNAPS=1 rewrites them.
+func TestToolSnapshots(t *testing.T) {
+	for _, s := range allSpecs() {
+		t.Run(s.Name, func(t *testing.T) {
+			got, err := json.MarshalIndent(MCPTool(s), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", "toolsnaps", s.Name+".snap")
+			if update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with UPDATE_TOOLSNAPS=1 to create it)", err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("tool definition of %s changed; review and run UPDATE_TOOLSNAPS=1 go test ./mcptools/vault\ngot:\n%s", s.Name, got)
+			}
+		})
+	}
+	ents, _ := os.ReadDir(filepath.Join("testdata", "toolsnaps"))
+	if len(ents) != len(allSpecs()) {
+		t.Errorf("%d snapshot files for %d tools: remove stale snapshots", len(ents), len(allSpecs()))
+	}
+}
+
+// TestToolsReadme fails when README.tools.md is not what the tool lists
+// generate (go generate ./mcptools/vault rewrites it).
+func TestToolsReadme(t *testing.T) {
+	got := ToolsMarkdown()
+	if update {
+		if err := os.WriteFile("README.tools.md", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile("README.tools.md")
+	if err != nil || string(want) != got {
+		t.Fatalf("README.tools.md is stale; run go generate ./mcptools/vault (UPDATE_TOOLSNAPS=1)\nwant:\n%s", got)
+	}
+}
+
+// TestSpecs checks the two lists: exact names, strict input schemas,
+// every annotation set, the vault envelope as output schema, and the
+// scoped list is exactly the tools a stage policy may name.
+func TestSpecs(t *testing.T) {
+	var names []string
+	for _, s := range UnscopedTools() {
+		names = append(names, s.Name)
+	}
+	if want := []string{"vault_whoami", "vault_template_list", "vault_workspace_list", "vault_workspace_checkout"}; !slices.Equal(names, want) {
+		t.Fatalf("unscoped tools %v, want %v", names, want)
+	}
+	names = nil
+	for _, s := range ScopedTools() {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, icm.KnownTools()) {
+		t.Fatalf("scoped tools %v, want icm.KnownTools() %v", names, icm.KnownTools())
+	}
+	for _, n := range names {
+		r, ok := ToolRank(n)
+		want := "read"
+		if n == "vault_workspace_commit" {
+			want = "write"
+		}
+		if !ok || r.String() != want {
+			t.Errorf("%s needs %v, want %s", n, r, want)
+		}
+	}
+	if _, ok := ToolRank("vault_whoami"); ok {
+		t.Error("vault_whoami has a stage rank")
+	}
+	for _, s := range allSpecs() {
+		if s.Input["additionalProperties"] != false || s.Input["type"] != "object" {
+			t.Errorf("%s: input schema not strict", s.Name)
+		}
+		def := MCPTool(s)
+		a := def.Annotations
+		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil || a.Title == "" || s.Description == "" {
+			t.Errorf("%s: annotation, title or description missing", s.Name)
+		}
+		if *a.ReadOnlyHint && *a.DestructiveHint {
+			t.Errorf("%s: read-only and destructive", s.Name)
+		}
+		var out struct {
+			Required   []string                   `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(def.RawOutputSchema, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(out.Required, []string{"captured_at", "repository", "data"}) || out.Properties["workspace"] != nil {
+			t.Errorf("%s: output schema requires %v", s.Name, out.Required)
+		}
+	}
+}

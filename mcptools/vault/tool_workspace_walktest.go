@@ -1,0 +1,136 @@
+package vaultmcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/icm"
+	"github.com/thalix/tv/mcptools"
+)
+
+var walkTestSpec = mcptools.Spec{
+	Name:  "vault_workspace_walk_test",
+	Title: "Walk-test a checkout",
+	Description: "Scans a checkout of the scoped workspace (checkout_dir, absolute) against its manifest without following symlinks, validates its ICM tree, and returns the exact change plan a commit would make and the findings, as `tv workspace walk-test` does. " +
+		"Writes nothing to the vault. A checkout of another workspace or vault is refused. " +
+		fmt.Sprintf("Counts are exact; each list holds at most %d entries (engine.MaxPlanEntries) and %d findings (MaxFindingsShown), fewer when the %d-byte result cap binds (truncated).", engine.MaxPlanEntries, MaxFindingsShown, MaxStructuredBytes),
+	Input: mcptools.Object(mcptools.Schema{
+		"checkout_dir": mcptools.Str("absolute path of a checkout of the scoped workspace"),
+	}, "checkout_dir"),
+	Data: mcptools.OpenObject(mcptools.Schema{
+		"valid":    mcptools.Bool("no ICM finding of severity error: a commit may proceed"),
+		"changed":  mcptools.Bool("the checkout differs from its baseline"),
+		"baseline": mcptools.Str("the version the checkout is based on"),
+		"counts": mcptools.OpenObject(mcptools.Schema{
+			"added":           mcptools.Int("files added"),
+			"modified":        mcptools.Int("files modified"),
+			"deleted":         mcptools.Int("files deleted"),
+			"added_folders":   mcptools.Int("folders added"),
+			"deleted_folders": mcptools.Int("folders deleted"),
+			"findings":        mcptools.Int("ICM findings"),
+		}, "added", "modified", "deleted", "added_folders", "deleted_folders", "findings"),
+		"added":           mcptools.Array(planFileSchema, "files added"),
+		"modified":        mcptools.Array(planFileSchema, "files modified"),
+		"deleted":         mcptools.Array(planFileSchema, "files deleted"),
+		"added_folders":   mcptools.Array(mcptools.Str(""), "folders added"),
+		"deleted_folders": mcptools.Array(mcptools.Str(""), "folders deleted"),
+		"findings":        mcptools.Array(findingSchema, "ICM findings, errors first"),
+		"truncated":       mcptools.Bool("some list holds fewer entries than its count"),
+	}, "valid", "changed", "baseline", "counts", "added", "modified", "deleted", "added_folders", "deleted_folders", "findings", "truncated"),
+	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+}
+
+var planFileSchema = mcptools.OpenObject(mcptools.Schema{
+	"path":     mcptools.Str("workspace-relative path"),
+	"size":     mcptools.Int("bytes now (0 when deleted)"),
+	"old_size": mcptools.Int("bytes at the baseline"),
+	"mode":     mcptools.Str("git file mode"),
+}, "path", "size")
+
+var findingSchema = mcptools.OpenObject(mcptools.Schema{
+	"rule":     mcptools.Str("ICM rule"),
+	"severity": mcptools.Str("error or warning"),
+	"path":     mcptools.Str("workspace-relative path"),
+	"line":     mcptools.Int("line, 0 when none"),
+	"message":  mcptools.Str("what is wrong and how to fix it"),
+}, "rule", "severity", "path", "line", "message")
+
+type walkTestArgs struct {
+	CheckoutDir string `json:"checkout_dir"`
+}
+
+type planCounts struct {
+	Added          int `json:"added"`
+	Modified       int `json:"modified"`
+	Deleted        int `json:"deleted"`
+	AddedFolders   int `json:"added_folders"`
+	DeletedFolders int `json:"deleted_folders"`
+	Findings       int `json:"findings"`
+}
+
+type walkTestData struct {
+	Valid          bool              `json:"valid"`
+	Changed        bool              `json:"changed"`
+	Baseline       string            `json:"baseline"`
+	Counts         planCounts        `json:"counts"`
+	Added          []engine.PlanFile `json:"added"`
+	Modified       []engine.PlanFile `json:"modified"`
+	Deleted        []engine.PlanFile `json:"deleted"`
+	AddedFolders   []string          `json:"added_folders"`
+	DeletedFolders []string          `json:"deleted_folders"`
+	Findings       []icm.Finding     `json:"findings"`
+	Truncated      bool              `json:"truncated"`
+}
+
+func (s *Server) walkTest(ctx context.Context, raw json.RawMessage) (*Repository, any, error) {
+	var a walkTestArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, nil, err
+	}
+	dir, err := s.scopedCheckout(a.CheckoutDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := s.eng.WalkTest(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	findings := errorsFirst(p.Findings)
+	counts := planCounts{len(p.Added), len(p.Modified), len(p.Deleted), len(p.AddedDirs), len(p.DeletedDirs), len(findings)}
+	build := func(n int) any {
+		d := walkTestData{Valid: p.Valid, Changed: p.Changed(), Baseline: p.Baseline.String(), Counts: counts,
+			Added: head(p.Added, n, engine.MaxPlanEntries), Modified: head(p.Modified, n, engine.MaxPlanEntries), Deleted: head(p.Deleted, n, engine.MaxPlanEntries),
+			AddedFolders: head(p.AddedDirs, n, engine.MaxPlanEntries), DeletedFolders: head(p.DeletedDirs, n, engine.MaxPlanEntries),
+			Findings: head(findings, n, MaxFindingsShown)}
+		d.Truncated = len(d.Added) < counts.Added || len(d.Modified) < counts.Modified || len(d.Deleted) < counts.Deleted ||
+			len(d.AddedFolders) < counts.AddedFolders || len(d.DeletedFolders) < counts.DeletedFolders || len(d.Findings) < counts.Findings
+		return d
+	}
+	return s.ws, build(fitCount(engine.MaxPlanEntries, s.ws, build)), nil
+}
+
+// head returns at most min(n, max) first entries of l, never nil.
+func head[T any](l []T, n, max int) []T {
+	n = min(n, max, len(l))
+	out := make([]T, n)
+	copy(out, l)
+	return out
+}
+
+// errorsFirst orders findings by severity (errors first), keeping order.
+func errorsFirst(fs []icm.Finding) []icm.Finding {
+	out := make([]icm.Finding, 0, len(fs))
+	for _, f := range fs {
+		if f.Severity == icm.SeverityError {
+			out = append(out, f)
+		}
+	}
+	for _, f := range fs {
+		if f.Severity != icm.SeverityError {
+			out = append(out, f)
+		}
+	}
+	return out
+}
