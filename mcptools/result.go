@@ -1,7 +1,6 @@
 package mcptools
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -19,13 +18,9 @@ type Envelope struct {
 // {captured_at: now, workspace, data} and whose text content is text, a
 // rendering for a model to read.
 func Success(now time.Time, workspace, data any, text string) (*mcp.CallToolResult, error) {
-	raw, err := json.Marshal(Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data})
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
 	return &mcp.CallToolResult{
-		Content:              []mcp.Content{mcp.NewTextContent(text)},
-		RawStructuredContent: raw,
+		Content:           []mcp.Content{mcp.NewTextContent(text)},
+		StructuredContent: Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data},
 	}, nil
 }
 

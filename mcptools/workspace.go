@@ -75,23 +75,32 @@ func realPath(p string) string {
 	return filepath.Clean(p)
 }
 
+// launchWorkspace is the launch workspace; its git repository is found
+// lazily (gitRepo), so read tools do not pay for the search.
 func (l *Local) launchWorkspace() workspace {
-	w := workspace{WorkspaceRef: WorkspaceRef{ID: KindLaunch, Root: l.launch, Kind: KindLaunch}}
-	if r, ok := findRepo(l.launch); ok {
-		w.repo = &r
+	return workspace{WorkspaceRef: WorkspaceRef{ID: KindLaunch, Root: l.launch, Kind: KindLaunch}}
+}
+
+// gitRepo returns the git worktree holding the workspace root, or nil.
+func (w *workspace) gitRepo() *gitRepo {
+	if w.repo == nil && w.Kind == KindLaunch {
+		if r, ok := findRepo(w.Root); ok {
+			w.repo = &r
+		}
 	}
-	return w
+	return w.repo
 }
 
 // worktreeWorkspaces lists the launch repository's other worktrees.
 func (l *Local) worktreeWorkspaces(launch workspace, seen map[string]bool) []workspace {
-	if launch.repo == nil {
+	repo := launch.gitRepo()
+	if repo == nil {
 		return nil
 	}
 	var out []workspace
-	for _, wt := range launch.repo.worktrees() {
+	for _, wt := range repo.worktrees() {
 		rp := realPath(wt.worktree)
-		if seen[rp] || rp == realPath(launch.repo.worktree) {
+		if seen[rp] || rp == realPath(repo.worktree) {
 			continue
 		}
 		seen[rp] = true
@@ -163,6 +172,7 @@ func (l *Local) checkoutWorkspaces(c *catalog, seen map[string]bool) {
 // catalog resolves the whole workspace set now.
 func (l *Local) catalog() catalog {
 	launch := l.launchWorkspace()
+	launch.gitRepo()
 	seen := map[string]bool{realPath(l.launch): true}
 	c := catalog{list: []workspace{launch}}
 	c.list = append(c.list, l.worktreeWorkspaces(launch, seen)...)
@@ -227,11 +237,11 @@ func (l *Local) gate(w workspace) error {
 		return nil
 	}
 	var on string
-	switch {
-	case w.repo == nil:
+	switch repo := w.gitRepo(); {
+	case repo == nil:
 		on = "not in a git repository (no branch)"
 	default:
-		h := w.repo.head()
+		h := repo.head()
 		if h.Detached {
 			on = "on a detached HEAD " + h.Head + " (no branch)"
 		} else if ok, _ := path.Match(glob, h.Branch); ok {
@@ -282,7 +292,7 @@ func (w workspace) entry(ctx context.Context) WorkspaceEntry {
 	}
 	e.Guidance = guidanceName(w.Root)
 	e.HasGuidance = e.Guidance != ""
-	if w.repo == nil {
+	if w.gitRepo() == nil {
 		e.DirtyNote = "not a git worktree"
 		if w.Kind == KindCheckout {
 			e.DirtyNote = "not a git worktree; `tv workspace walk-test` shows a checkout's changes"
