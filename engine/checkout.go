@@ -11,8 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/thalix/tv/mounts"
@@ -169,66 +171,129 @@ func prepareEmptyDir(dir string) error {
 }
 
 // writeCheckout writes files under root in parallel, verifying each.
+// Each folder is made and opened once, and its files are created relative
+// to it by name (no per-file path walk); a folder is closed as soon as
+// its files and subfolders are done, so open folders stay few.
 func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileEntry) ([]*diskFile, error) {
 	out := make([]*diskFile, len(files))
-	made := map[string]bool{".": true}
-	for _, f := range files {
-		for d := path.Dir(f.Path); !made[d]; d = path.Dir(d) {
-			made[d] = true
+	byDir := map[string][]int{".": nil} // folder -> indexes of its files
+	subdirs := map[string]int32{}
+	for i, f := range files {
+		d := path.Dir(f.Path)
+		_, known := byDir[d]
+		byDir[d] = append(byDir[d], i)
+		for !known && d != "." {
+			parent := path.Dir(d)
+			subdirs[parent]++
+			_, known = byDir[parent]
+			if !known {
+				byDir[parent] = nil
+			}
+			d = parent
 		}
 	}
-	for _, d := range sortedKeys(made) {
-		if d != "." {
-			if err := root.Mkdir(filepath.FromSlash(d), 0o755); err != nil {
-				return nil, err
-			}
-		}
+	rootDir, err := openRootDir(root)
+	if err != nil {
+		return nil, err
+	}
+	type job struct {
+		i   int
+		dir *openDir
 	}
 	var (
 		mu       sync.Mutex
 		done     int64
 		firstErr error
+		failed   atomic.Bool
 		wg       sync.WaitGroup
-		jobs     = make(chan int)
+		jobs     = make(chan job, ScanWorkers)
+		opened   = make(map[string]*openDir, len(byDir))
 	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		failed.Store(true)
+	}
 	for range ScanWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 256<<10)
-			for i := range jobs {
-				df, err := e.writeOne(ctx, root, files[i], buf)
-				mu.Lock()
-				out[i] = df
-				done++
-				if err != nil && firstErr == nil {
-					firstErr = err
+			for j := range jobs {
+				df, err := e.writeOne(ctx, j.dir.h, files[j.i], buf)
+				j.dir.release()
+				if err != nil {
+					fail(err)
 				}
+				mu.Lock()
+				out[j.i] = df
+				done++
 				e.progress("checkout", done, int64(len(files)))
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range files {
-		mu.Lock()
-		stop := firstErr != nil
-		mu.Unlock()
-		if stop || ctx.Err() != nil {
-			break
+	// The root first, then a parent before its children (path order).
+	dirs := slices.DeleteFunc(sortedKeys(byDir), func(d string) bool { return d == "." })
+	dirs = slices.Insert(dirs, 0, ".")
+produce:
+	for _, d := range dirs {
+		h := rootDir
+		if d != "." {
+			parent := opened[path.Dir(d)]
+			h, err = parent.h.mkdir(path.Base(d))
+			parent.release()
+			if err != nil {
+				fail(fmt.Errorf("mkdir %s: %w", d, err))
+				break
+			}
 		}
-		jobs <- i
+		od := &openDir{h: h}
+		od.refs.Store(1 + int32(len(byDir[d])) + subdirs[d])
+		opened[d] = od
+		for _, i := range byDir[d] {
+			if failed.Load() || ctx.Err() != nil {
+				break produce
+			}
+			jobs <- job{i, od}
+		}
+		od.release()
 	}
 	close(jobs)
 	wg.Wait()
+	for _, od := range opened {
+		if od.refs.Load() > 0 {
+			od.h.close() // left open by an early stop
+		}
+	}
+	if len(opened) == 0 {
+		rootDir.close()
+	}
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
 	return out, firstErr
 }
 
-// writeOne writes one blob to a new file, hashing as it goes, and checks
-// the bytes against the blob id.
-func (e *Engine) writeOne(ctx context.Context, root *os.Root, f FileEntry, buf []byte) (*diskFile, error) {
+// openDir is a folder being written and how many files and subfolders of
+// it are still to be made.
+type openDir struct {
+	h    *dirHandle
+	refs atomic.Int32
+}
+
+func (d *openDir) release() {
+	if d.refs.Add(-1) == 0 {
+		d.h.close()
+	}
+}
+
+// writeOne writes one blob to a new file in dir, hashing as it goes, and
+// checks the bytes against the blob id.
+func (e *Engine) writeOne(ctx context.Context, dir *dirHandle, f FileEntry, buf []byte) (*diskFile, error) {
 	rc, size, err := e.vault.OpenBlob(ctx, f.ID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -238,32 +303,27 @@ func (e *Engine) writeOne(ctx context.Context, root *os.Root, f FileEntry, buf [
 	if f.Mode == ModeExecutable {
 		perm = 0o755
 	}
-	name := filepath.FromSlash(f.Path)
-	fh, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+	fh, err := dir.create(path.Base(f.Path), perm)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("write %s: %w", f.Path, err)
 	}
 	h1, h2 := blobHasher(size), sha256.New()
 	n, err := io.CopyBuffer(io.MultiWriter(fh, h1, h2), rc, buf)
 	if err == nil && n != size {
 		err = fmt.Errorf("blob %s of %s has %d bytes, expected %d", f.ID, f.Path, n, size)
 	}
+	var stamp fileStamp
 	if err == nil {
-		err = fh.Chmod(perm) // umask must not change what the version says
-	}
-	var fi fs.FileInfo
-	if err == nil {
-		fi, err = fh.Stat()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
+		stamp, err = fh.finish(perm) // umask must not change what the version says
+	} else {
+		fh.close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", f.Path, err)
 	}
-	df := &diskFile{path: f.Path, stamp: stampOf(fi), mode: f.Mode}
-	copy(df.id[:], h1.Sum(nil))
-	copy(df.sha256[:], h2.Sum(nil))
+	df := &diskFile{path: f.Path, stamp: stamp, mode: f.Mode}
+	h1.Sum(df.id[:0])
+	h2.Sum(df.sha256[:0])
 	if df.id != f.ID {
 		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.id, f.ID)
 	}

@@ -90,20 +90,28 @@ func scanCheckout(dir string) (*snapshot, error) {
 	return s, nil
 }
 
-// readDirStat lists one folder and lstats its regular files.
+// readDirStat lists one folder and lstats its regular files, relative to
+// the open folder (one fstatat per file, no path walk).
 func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, subdirs []string, err error) {
 	abs := filepath.Join(dir, filepath.FromSlash(rel))
-	all, err := os.ReadDir(abs)
+	l, err := openDirLister(abs, rel == ".")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer l.close()
+	all, err := l.entries()
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	entries = all[:0]
+	prefix := ""
+	if rel != "." {
+		prefix = rel + "/"
+	}
 	for _, e := range all {
-		p := e.Name()
-		if rel != "." {
-			p = rel + "/" + p
-		}
-		if e.Name() == ".git" || (rel == "." && isReserved(p)) {
+		name := e.Name()
+		p := prefix + name
+		if name == ".git" || (rel == "." && isReserved(p)) {
 			continue
 		}
 		entries = append(entries, e)
@@ -111,14 +119,14 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 		case t.IsDir():
 			subdirs = append(subdirs, p)
 		case t.IsRegular():
-			fi, err := e.Info()
+			st, err := l.lstat(name)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed while scanning
 			}
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			files = append(files, &diskFile{path: p, stamp: stampOf(fi), mode: modeOf(fi.Mode())})
+			files = append(files, &diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode))})
 		}
 	}
 	return entries, files, subdirs, nil
