@@ -47,7 +47,7 @@ func openRootDir(root *os.Root) (*dirRef, error) {
 
 // sub opens the subdirectory name of d without following a symlink.
 func (d *dirRef) sub(name string) (*dirRef, error) {
-	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK)
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}

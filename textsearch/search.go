@@ -294,8 +294,10 @@ func (s *search) run(ctx context.Context, dir *dirRef, file, start string, res *
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	nworkers := max(2, runtime.GOMAXPROCS(0))
-	jobs := make(chan job, 256)
-	results := make(chan *fileResult, 256)
+	// Files travel in batches: one channel operation (and goroutine
+	// wake-up) per batch rather than per file.
+	jobs := make(chan []job, 64)
+	results := make(chan []*fileResult, 64)
 	var wg sync.WaitGroup
 	wg.Add(1 + nworkers)
 	go func() {
@@ -307,6 +309,7 @@ func (s *search) run(ctx context.Context, dir *dirRef, file, start string, res *
 		} else {
 			w.walk(dir, start)
 		}
+		w.flush()
 		dir.release()
 	}()
 	for range nworkers {
@@ -314,8 +317,12 @@ func (s *search) run(ctx context.Context, dir *dirRef, file, start string, res *
 			defer wg.Done()
 			wk := newWorker(s)
 			defer wk.done()
-			for j := range jobs {
-				results <- wk.process(ctx, j)
+			for batch := range jobs {
+				out := make([]*fileResult, len(batch))
+				for i, j := range batch {
+					out[i] = wk.process(ctx, j)
+				}
+				results <- out
 			}
 		}()
 	}
@@ -328,12 +335,14 @@ func (s *search) run(ctx context.Context, dir *dirRef, file, start string, res *
 	pending := map[int64]*fileResult{}
 	next := int64(0)
 	stopped := false
-	for r := range results {
+	for batch := range results {
 		if stopped {
 			continue // drain
 		}
-		pending[r.seq] = r
-		for {
+		for _, r := range batch {
+			pending[r.seq] = r
+		}
+		for !stopped {
 			r, ok := pending[next]
 			if !ok {
 				break
@@ -343,21 +352,18 @@ func (s *search) run(ctx context.Context, dir *dirRef, file, start string, res *
 			if mg.add(r) {
 				stopped = true
 				s.stopSeq.Store(r.seq)
-				break
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return nil
+	return ctx.Err()
 }
 
 // walker lists directories in path order and queues their files.
 type walker struct {
 	s     *search
 	ctx   context.Context
-	jobs  chan<- job
+	jobs  chan<- []job
+	batch []job
 	seq   int64
 	files int
 	done  bool
@@ -411,6 +417,9 @@ func (w *walker) walk(d *dirRef, rel string) {
 	}
 }
 
+// batchSize is the most files sent to a worker at once.
+const batchSize = 16
+
 // emit queues one file (or the file-cap marker once the cap is reached).
 func (w *walker) emit(d *dirRef, name, p string) {
 	if w.done {
@@ -425,14 +434,28 @@ func (w *walker) emit(d *dirRef, name, p string) {
 		w.files++
 	}
 	w.seq++
+	w.batch = append(w.batch, j)
+	if len(w.batch) >= batchSize {
+		w.flush()
+	}
+}
+
+// flush sends the pending batch.
+func (w *walker) flush() {
+	if len(w.batch) == 0 {
+		return
+	}
 	select {
-	case w.jobs <- j:
+	case w.jobs <- w.batch:
 	case <-w.ctx.Done():
-		if j.dir != nil {
-			j.dir.release()
+		for _, j := range w.batch {
+			if j.dir != nil {
+				j.dir.release()
+			}
 		}
 		w.done = true
 	}
+	w.batch = make([]job, 0, batchSize)
 }
 
 // Buffer sizes.
