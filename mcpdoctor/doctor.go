@@ -79,6 +79,8 @@ type Target struct {
 	// nothing), with Arguments ({} when nil).
 	Call      string
 	Arguments map[string]any
+	// RequireTools makes an empty tool list a failure (ErrInvalidTool).
+	RequireTools bool
 	// Timeout bounds the whole check; zero means DefaultTimeout.
 	Timeout time.Duration
 }
@@ -285,6 +287,9 @@ func Check(ctx context.Context, t Target) (res Result) {
 	if len(problems) > 0 {
 		res.fail(ErrInvalidTool, "%d problem(s) in the tool definitions, first: %s", len(problems), problems[0])
 	}
+	if t.RequireTools && len(tools) == 0 {
+		res.fail(ErrInvalidTool, "the server lists no tools%s", stderrHint(p))
+	}
 	if t.Call == "" {
 		return res
 	}
@@ -349,16 +354,20 @@ func resultText(cr *mcp.CallToolResult) string {
 	return cut(strings.TrimSpace(strings.Join(parts, "\n")), MaxTextBytes)
 }
 
-// stderrHint quotes the last line of the server's stderr, if any.
+// stderrHint quotes the last (up to three) non-empty lines of the
+// server's stderr, if any.
 func stderrHint(p *process) string {
-	s := strings.TrimSpace(p.stderr.String())
-	if s == "" {
+	var lines []string
+	for _, l := range strings.Split(p.stderr.String(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
 		return "; it wrote nothing on stderr"
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return "; its stderr ends: " + cut(s, 300)
+	lines = lines[max(0, len(lines)-3):]
+	return "; its stderr ends: " + cut(strings.Join(lines, " | "), 300)
 }
 
 func orNone(s string) string {

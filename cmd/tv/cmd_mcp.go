@@ -10,6 +10,10 @@ func (a *app) mcpCommand() *cli.Command {
 		Commands: []*cli.Command{
 			// Subcommands are listed here in help order.
 			a.mcpLocalCommand(),
+			a.mcpInstallCommand(),
+			a.mcpUninstallCommand(),
+			a.mcpConfigCommand(),
+			a.mcpDoctorCommand(),
 		},
 	}
 }

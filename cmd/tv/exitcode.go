@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/hostconfig"
 )
 
 // Exit codes: the one table of the project, documented in README.md.
@@ -33,6 +34,15 @@ var errorKinds = []struct {
 	{engine.ErrPermission, ExitPermission, "permission_denied"},
 	{engine.ErrNotFound, ExitNotFound, "not_found"},
 	{engine.ErrRefused, ExitRefused, "refused"},
+	// tv mcp install/uninstall/config (hostconfig).
+	{hostconfig.ErrUnknownHost, ExitUsage, "usage"},
+	{hostconfig.ErrInvalidEntry, ExitUsage, "usage"},
+	{hostconfig.ErrEntryExists, ExitConflict, "conflict"},
+	{hostconfig.ErrConcurrentEdit, ExitConflict, "conflict"},
+	{hostconfig.ErrMalformed, ExitRefused, "refused"},
+	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
+	// tv mcp doctor: a check failed (its report says which and why).
+	{errCheckFailed, ExitInternal, "check_failed"},
 }
 
 // errUsage marks command-line errors found by tv itself or by flag parsing.
