@@ -142,6 +142,21 @@ func (v *Vault) hasObject(h engine.Hash) bool {
 	return err == nil
 }
 
+// objectExists reports whether the vault has h, rescanning packs once on a
+// miss (another process may have just written it).
+func (v *Vault) objectExists(h engine.Hash) bool {
+	if v.mem != nil {
+		v.memMu.RLock()
+		defer v.memMu.RUnlock()
+		return v.mem.HasEncodedObject(plumbing.Hash(h)) == nil
+	}
+	if v.hasObject(h) {
+		return true
+	}
+	changed, err := v.refreshPacks()
+	return err == nil && changed && v.hasObject(h)
+}
+
 func (v *Vault) loosePath(h engine.Hash) string {
 	s := h.String()
 	return filepath.Join(v.path, "objects", s[:2], s[2:])

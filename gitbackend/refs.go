@@ -231,6 +231,13 @@ func (v *Vault) UpdateRefs(ctx context.Context, updates ...engine.RefUpdate) err
 	if len(ups) == 0 {
 		return nil
 	}
+	// Like git update-ref: never point a ref at an object the vault lacks.
+	for _, u := range ups {
+		if !u.New.IsZero() && !v.objectExists(u.New) {
+			return fmt.Errorf("%w: cannot point %s at %s: the vault has no such object (write it with a finished ObjectWriter first)",
+				engine.ErrObjectNotFound, u.Name, u.New)
+		}
+	}
 	if v.mem != nil {
 		return v.memUpdateRefs(ups)
 	}
@@ -291,6 +298,9 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 			if i, ok := slices.BinarySearchFunc(packed, l.u.Name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {
 				cur, exists = packed[i].Hash, true
 			}
+		}
+		if isSymref(l.refPath) {
+			return fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, l.u.Name)
 		}
 		if err := checkOld(l.u, cur, exists); err != nil {
 			return err
@@ -361,6 +371,18 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		return fmt.Errorf("ref transaction partly applied: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// isSymref reports whether the loose ref file at path is a symbolic ref.
+func isSymref(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	n, _ := f.Read(b[:])
+	return string(b[:n]) == "ref:"
 }
 
 // checkOld compares a ref's current value with the update's expected one.

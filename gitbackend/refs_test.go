@@ -270,6 +270,15 @@ func TestRefTransactions(t *testing.T) {
 				t.Fatalf("ListRefs with no match = %#v, %v; want an empty slice", got, err)
 			}
 		}},
+		{"a ref cannot point at a missing object", false, func(t *testing.T, v *Vault, c1, _, _ engine.Hash) {
+			missing := engine.Hash{0xba, 0xd1}
+			err := v.UpdateRefs(ctx, engine.RefUpdate{Name: refA, New: c1}, engine.RefUpdate{Name: refB, New: missing})
+			if !errors.Is(err, engine.ErrObjectNotFound) || !strings.Contains(err.Error(), missing.String()) {
+				t.Fatalf("got %v, want ErrObjectNotFound naming %s", err, missing)
+			}
+			wantRef(t, v, refA, engine.ZeroHash)
+			wantRef(t, v, refB, engine.ZeroHash)
+		}},
 		{"missing ref is ErrRefNotFound", false, func(t *testing.T, v *Vault, _, _, _ engine.Hash) {
 			wantRef(t, v, refA, engine.ZeroHash)
 		}},
@@ -334,6 +343,13 @@ func TestRefsInteropWithGit(t *testing.T) {
 	wantRef(t, v, "refs/heads/main", c1)
 	git(t, v.Path(), "", "symbolic-ref", "refs/tv/alias", "refs/heads/main")
 	wantRef(t, v, "refs/tv/alias", c1)
+	if err := v.UpdateRefs(ctx, engine.RefUpdate{Name: "refs/tv/alias", Old: c1, New: c2}); !errors.Is(err, engine.ErrUsage) {
+		t.Fatalf("update through a symbolic ref: %v, want ErrUsage", err)
+	}
+	if got := git(t, v.Path(), "", "symbolic-ref", "refs/tv/alias"); got != "refs/heads/main" {
+		t.Fatalf("symbolic ref changed: %q", got)
+	}
+	wantRef(t, v, "refs/heads/main", c1)
 	if got := git(t, v.Path(), "", "log", "--all", "--topo-order", "--format=%s"); got != "two\none" {
 		t.Fatalf("git log --all = %q", got)
 	}

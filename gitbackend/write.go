@@ -327,6 +327,9 @@ func (w *packWriter) finish() error {
 	if _, err := w.f.WriteAt(packSum[:], w.pos); err != nil {
 		return fmt.Errorf("write pack: %w", err)
 	}
+	if err := w.f.Chmod(0o444); err != nil { // read-only, like git's packs
+		return fmt.Errorf("write pack: %w", err)
+	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("fsync pack: %w", err)
 	}
@@ -377,6 +380,9 @@ func writeIndexFile(dir string, entries []packEntry, packSum [20]byte) (string, 
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	if _, err := f.Write(sum.Sum(nil)); err != nil {
+		return "", fmt.Errorf("write pack index: %w", err)
+	}
+	if err := f.Chmod(0o444); err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	if err := f.Sync(); err != nil {
