@@ -50,6 +50,9 @@ const (
 	// MaxGuidanceBytes bounds the AGENTS.md / CLAUDE.md text workspace_info
 	// returns (truncated, with a flag, past it).
 	MaxGuidanceBytes = 64 << 10 // 64 KiB
+	// ShutdownGrace is how long requests still running when stdin closes
+	// may take before they are cancelled.
+	ShutdownGrace = 2 * time.Second
 	// DirtyTimeout bounds the `git status` that decides a worktree's dirty
 	// flag; past it the flag is null (unknown).
 	DirtyTimeout = 3 * time.Second

@@ -20,6 +20,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/thalix/tv/mcptools"
 )
 
@@ -134,6 +135,8 @@ func (e *localEnv) start(dir string, version string, args ...string) *mcp.Client
 }
 
 type callResult struct {
+	tool    string
+	raw     []byte // structured content as received
 	text    string
 	isError bool
 	env     struct {
@@ -153,7 +156,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *callResul
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	r := &callResult{isError: res.IsError}
+	r := &callResult{tool: name, isError: res.IsError}
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			r.text += tc.Text
@@ -161,6 +164,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *callResul
 	}
 	if res.StructuredContent != nil {
 		b, _ := json.Marshal(res.StructuredContent)
+		r.raw = b
 		var raw struct {
 			Data json.RawMessage `json:"data"`
 		}
@@ -179,6 +183,9 @@ func (r *callResult) ok(t *testing.T) *callResult {
 	}
 	if r.env.CapturedAt < time.Now().Add(-time.Hour).Unix() || r.env.Workspace.ID == "" || r.data == nil {
 		t.Fatalf("envelope missing: %+v", r.env)
+	}
+	if err := validateOutput(r.tool, r.raw); err != nil {
+		t.Fatalf("%s: structured content does not match the output schema: %v", r.tool, err)
 	}
 	return r
 }
@@ -266,6 +273,7 @@ func TestMCPLocalFileTools(t *testing.T) {
 	writeTestFile(t, filepath.Join(dir, "node_modules", "m.js"), "one\n")
 	os.WriteFile(filepath.Join(dir, "bin.dat"), []byte("one\x00\x01\x02"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(dir, "escape"))
+	os.Symlink("/etc", filepath.Join(dir, "escape-dir"))
 	cs := e.start(dir, "")
 
 	t.Run("read_file", func(t *testing.T) {
@@ -354,6 +362,10 @@ func TestMCPLocalFileTools(t *testing.T) {
 		call(t, cs, "grep", map[string]any{"pattern": "one", "limit": 1}).ok(t).decode(t, &d)
 		if len(d.Matches) != 1 || d.Stopped == "" {
 			t.Fatalf("limit: %+v", d)
+		}
+		call(t, cs, "grep", map[string]any{"pattern": "root:"}).ok(t).decode(t, &d)
+		if len(d.Matches) != 0 {
+			t.Fatalf("grep followed a symlink out of the workspace: %+v", d.Matches)
 		}
 		call(t, cs, "grep", map[string]any{"pattern": "(", "fixed_strings": false}).failed(t)
 		call(t, cs, "grep", map[string]any{"pattern": strings.Repeat("x", 5000)}).failed(t)
@@ -695,3 +707,32 @@ func TestMCPLocalMountRegistry(t *testing.T) {
 }
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// validateOutput checks structured content against the tool's output
+// schema from the tool list.
+func validateOutput(tool string, structured []byte) error {
+	for _, s := range mcptools.Tools() {
+		if s.Name != tool {
+			continue
+		}
+		sch, _ := json.Marshal(s.OutputSchema())
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(sch)))
+		if err != nil {
+			return err
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("mem:///out.json", doc); err != nil {
+			return err
+		}
+		compiled, err := c.Compile("mem:///out.json")
+		if err != nil {
+			return err
+		}
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(structured)))
+		if err != nil {
+			return err
+		}
+		return compiled.Validate(v)
+	}
+	return fmt.Errorf("unknown tool %s", tool)
+}

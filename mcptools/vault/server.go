@@ -1,6 +1,7 @@
 package vaultmcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -241,6 +242,9 @@ func (s *Server) handler(t tool) server.ToolHandlerFunc {
 			}
 		}
 		raw := mcptools.RawArguments(req)
+		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+			raw = json.RawMessage("{}") // absent arguments
+		}
 		if err := s.validator.Validate(t.Name, raw); err != nil {
 			return failure(t.Name, err), nil
 		}
