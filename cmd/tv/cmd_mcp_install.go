@@ -308,8 +308,8 @@ func isTVEntry(args []string) (server string, ok bool) {
 }
 
 // errNotTVEntry: uninstall found an entry of that name that does not run
-// tv's server.
-var errNotTVEntry = fmt.Errorf("%w (not tv's)", hostconfig.ErrEntryExists)
+// tv's server (exit 4, like hostconfig.ErrEntryExists).
+var errNotTVEntry = errors.New("the entry of this name is not tv's")
 
 func (a *app) runMCPUninstall(_ context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
@@ -341,7 +341,7 @@ func (a *app) runMCPUninstall(_ context.Context, cmd *cli.Command) error {
 				hr.err = err
 			case ok:
 				if _, tv := isTVEntry(e.Args); !tv || err != nil {
-					hr.err = fmt.Errorf("%s: %w: %q runs %s; pass --force to remove it anyway",
+					hr.err = fmt.Errorf("%s: %w: %q runs %s, not `tv mcp serve` or `tv mcp local`; pass --force to remove it anyway",
 						path, errNotTVEntry, spec.name, describeCommand(e))
 				}
 			}

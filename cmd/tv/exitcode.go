@@ -39,6 +39,7 @@ var errorKinds = []struct {
 	{hostconfig.ErrInvalidEntry, ExitUsage, "usage"},
 	{hostconfig.ErrEntryExists, ExitConflict, "conflict"},
 	{hostconfig.ErrConcurrentEdit, ExitConflict, "conflict"},
+	{errNotTVEntry, ExitConflict, "conflict"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
 	// tv mcp doctor: a check failed (its report says which and why).
