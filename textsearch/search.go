@@ -460,7 +460,8 @@ func (w *walker) flush() {
 
 // Buffer sizes.
 const (
-	smallFileBytes = 1 << 20 // files up to this are read into the worker's own buffer
+	smallFileBytes = 1 << 20  // files up to this are read into the worker's own buffer
+	firstReadBytes = 64 << 10 // the first read of every file; at least BinarySniffBytes
 )
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
@@ -491,55 +492,47 @@ func (w *worker) process(ctx context.Context, j job) *fileResult {
 		return r
 	}
 	defer h.close()
+	// Read the first chunk and decide "binary" before reading on: most
+	// files fit in it (one read), and binary files cost one chunk only.
 	want := int(min(size, w.s.maxBytes))
-	var data []byte
-	if want <= smallFileBytes {
-		if cap(*w.buf) < want {
-			*w.buf = make([]byte, 0, max(want, 2*cap(*w.buf)))
-		}
-		buf := (*w.buf)[:want]
-		n, err := h.readFull(buf)
-		if err != nil {
-			r.failed = true
-			return r
-		}
-		data = buf[:n]
-		if isBinary(data) {
-			r.binary = true
-			return r
-		}
-	} else {
-		// Large file: sniff first, then borrow the search's one big buffer.
-		if cap(*w.buf) < BinarySniffBytes {
-			*w.buf = make([]byte, 0, BinarySniffBytes)
-		}
-		sniff := (*w.buf)[:BinarySniffBytes]
-		n, err := h.readFull(sniff)
-		if err != nil {
-			r.failed = true
-			return r
-		}
-		if isBinary(sniff[:n]) {
-			r.binary = true
-			return r
-		}
-		big := <-w.s.big
-		defer func() { w.s.big <- big }()
-		if cap(big) < want {
-			big = make([]byte, 0, want)
-		}
-		buf := big[:want]
-		copy(buf, sniff[:n])
-		m := n
-		if n == len(sniff) {
-			m2, err := h.readFull(buf[n:])
-			if err != nil {
-				r.failed = true
-				return r
+	first := min(want, firstReadBytes)
+	if cap(*w.buf) < first {
+		*w.buf = make([]byte, 0, firstReadBytes)
+	}
+	n, err := h.readFull((*w.buf)[:first])
+	if err != nil {
+		r.failed = true
+		return r
+	}
+	data := (*w.buf)[:n]
+	if isBinary(data) {
+		r.binary = true
+		return r
+	}
+	if n == first && want > first {
+		var buf []byte
+		if want <= smallFileBytes {
+			if cap(*w.buf) < want {
+				grown := make([]byte, 0, max(want, 2*cap(*w.buf)))
+				*w.buf = append(grown, data...)
 			}
-			m += m2
+			buf = (*w.buf)[:want]
+		} else {
+			// Large file: borrow the search's one big buffer.
+			big := <-w.s.big
+			defer func() { w.s.big <- big }()
+			if cap(big) < want {
+				big = make([]byte, 0, want)
+			}
+			buf = big[:want]
+			copy(buf, data)
 		}
-		data = buf[:m]
+		m, err := h.readFull(buf[n:])
+		if err != nil {
+			r.failed = true
+			return r
+		}
+		data = buf[:n+m]
 	}
 	r.whole = len(data) < want || int64(len(data)) >= size
 	if r.whole {
