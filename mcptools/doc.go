@@ -23,6 +23,16 @@
 // TV_WORKSPACE_PATHS replaces when set. No tool switches a current
 // workspace; every tool takes an optional workspace, default launch.
 //
+// Git state (branch, HEAD, linked worktrees) is read from the repository
+// files directly: go-git has no API for linked worktrees, and only
+// gitbackend may import it. Only the dirty flag runs `git status
+// --porcelain` (when git is installed), which uses git's index stat cache
+// and so stays fast on big trees; it stops at the first line of output and
+// is bounded by DirtyTimeout, past which dirty is null with a note. A tv
+// checkout that is not a git worktree has dirty null (walk-test is the
+// tool for it). The --require-branch glob is matched with path.Match
+// against the branch name ("*" does not cross "/").
+//
 // All file access goes through package wsfs (os.Root, no symlink
 // components, no special files, atomic writes).
 //

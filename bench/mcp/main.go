@@ -88,18 +88,22 @@ func main() {
 		}
 	}
 	reads := make([][]time.Duration, len(servers))
+	pings := make([][]time.Duration, len(servers))
 	for range *n {
 		for i, s := range servers {
 			t0 := time.Now()
 			callOnce(ctx, sessions[i], s)
 			reads[i] = append(reads[i], time.Since(t0))
+			t0 = time.Now()
+			check(sessions[i].Ping(ctx, nil))
+			pings[i] = append(pings[i], time.Since(t0))
 		}
 	}
 
 	fmt.Printf("file: %d bytes, %d lines; %d read calls and %d starts per server, one Go SDK client, protocol %s\n\n", size, *lines, *n, *starts, *protocol)
-	fmt.Printf("| server | start+initialize p50 | read p50 | read p90 |\n|---|---|---|---|\n")
+	fmt.Printf("| server | start+initialize p50 | read p50 | read p90 | ping p50 (transport floor) |\n|---|---|---|---|---|\n")
 	for i, s := range servers {
-		fmt.Printf("| %s | %s | %s | %s |\n", s.name, ms(startP50[i]), ms(pct(reads[i], 50)), ms(pct(reads[i], 90)))
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", s.name, ms(startP50[i]), ms(pct(reads[i], 50)), ms(pct(reads[i], 90)), ms(pct(pings[i], 50)))
 	}
 	readRatio := float64(pct(reads[0], 50)) / float64(pct(reads[1], 50))
 	startRatio := float64(startP50[0]) / float64(startP50[1])

@@ -1,0 +1,112 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestGitState reads HEAD, loose and packed refs, detached and unborn
+// states without git, and compares with git itself.
+func TestGitState(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	repo := filepath.Join(base, "repo")
+	os.MkdirAll(filepath.Join(repo, "sub", "deeper"), 0o755)
+	gitT(t, repo, "init", "-q", "-b", "trunk")
+	r, ok := findRepo(filepath.Join(repo, "sub", "deeper"))
+	if !ok || r.worktree != repo {
+		t.Fatalf("findRepo: %+v %v", r, ok)
+	}
+	if h := r.head(); h.Branch != "trunk" || h.Head != "" || h.Detached {
+		t.Fatalf("unborn: %+v", h)
+	}
+	os.WriteFile(filepath.Join(repo, "f"), []byte("x"), 0o644)
+	gitT(t, repo, "add", "f")
+	gitT(t, repo, "commit", "-q", "-m", "one")
+	want := gitT(t, repo, "rev-parse", "HEAD")
+	if h := r.head(); h.Head != want {
+		t.Fatalf("loose: %+v want %s", h, want)
+	}
+	gitT(t, repo, "pack-refs", "--all")
+	if h := r.head(); h.Head != want || h.Branch != "trunk" {
+		t.Fatalf("packed: %+v", h)
+	}
+	wt := filepath.Join(base, "wt")
+	gitT(t, repo, "worktree", "add", "-q", "--detach", wt)
+	w, ok := openWorktree(wt)
+	if !ok || w.common != filepath.Join(repo, ".git") {
+		t.Fatalf("linked worktree: %+v", w)
+	}
+	if h := w.head(); !h.Detached || h.Head != want {
+		t.Fatalf("detached: %+v", h)
+	}
+	var roots []string
+	for _, x := range r.worktrees() {
+		roots = append(roots, x.worktree)
+	}
+	if strings.Join(roots, ",") != repo+","+wt {
+		t.Fatalf("worktrees %v", roots)
+	}
+	if d, err := dirty(context.Background(), repo); err != nil || d {
+		t.Fatalf("clean repo dirty=%v %v", d, err)
+	}
+	os.WriteFile(filepath.Join(repo, "untracked"), nil, 0o644)
+	if d, err := dirty(context.Background(), repo); err != nil || !d {
+		t.Fatalf("dirty repo dirty=%v %v", d, err)
+	}
+}
+
+// TestNonGitLaunch: a launch directory outside git works; its list has
+// launch and the checkouts, and the gate refuses writes there.
+func TestNonGitLaunch(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	launch := filepath.Join(base, "plain")
+	co := filepath.Join(base, "co")
+	os.MkdirAll(launch, 0o755)
+	os.MkdirAll(co, 0o755)
+	env := map[string]string{EnvWorkspacePaths: co + string(os.PathListSeparator) + " " + string(os.PathListSeparator) + filepath.Join(base, "gone")}
+	l, err := New(Config{LaunchDir: launch, RequireBranch: "main", Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.workspaceList(context.Background(), json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var env2 struct {
+		Data workspaceListData `json:"data"`
+	}
+	json.Unmarshal(b, &env2)
+	d := env2.Data
+	if len(d.Workspaces) != 2 || d.Workspaces[0].ID != "launch" || d.Workspaces[0].Git != nil || d.Workspaces[1].ID != "checkout:"+co || len(d.Missing) != 1 {
+		t.Fatalf("%+v", d)
+	}
+	if _, err := l.writeFile(context.Background(), json.RawMessage(`{"path":"x","content":"y"}`)); err == nil || !strings.Contains(err.Error(), "not in a git repository") {
+		t.Fatalf("gate: %v", err)
+	}
+	if _, err := l.resolve("checkout:" + filepath.Join(base, "gone")); err == nil {
+		t.Fatal("missing checkout resolved")
+	}
+	if _, err := l.resolve("bogus"); err == nil || !strings.Contains(err.Error(), "launch") {
+		t.Fatalf("bogus id: %v", err)
+	}
+}
