@@ -216,11 +216,11 @@ func Check(ctx context.Context, t Target) (res Result) {
 			res.fail(ErrInterrupted, "interrupted during %s", what)
 		case errors.As(err, &werr):
 			res.fail(ErrProtocol, "%s: the server answered with JSON-RPC error %d: %s", what, werr.Code, werr.Message)
-		case p.stdout.eof.Load() && p.exited(ExitNoticeWait):
+		case p.gone.Load() && p.exited(ExitNoticeWait):
 			res.ExitStatus = p.status()
 			res.fail(ErrExited, "the server exited during %s (%s)%s", what, res.ExitStatus, stderrHint(p))
-		case p.stdout.eof.Load():
-			res.fail(ErrProtocol, "the server closed its stdout during %s%s", what, stderrHint(p))
+		case p.gone.Load():
+			res.fail(ErrProtocol, "the server closed its stdin or stdout during %s%s", what, stderrHint(p))
 		default:
 			res.fail(ErrProtocol, "%s failed: %v", what, err)
 		}

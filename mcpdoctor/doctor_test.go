@@ -67,6 +67,7 @@ func TestCheckFakeServer(t *testing.T) {
 		{mode: "ok", call: "workspace_list"},
 		{mode: "paged"},
 		{mode: "exit", failure: FailExited, want: []string{"exited during initialize", "exit status 3", "fake: boom"}},
+		{mode: "close-stdin", failure: FailExited, want: []string{"exited during initialize", "exit status 5", "fake: closed stdin"}},
 		{mode: "exit-after-init", failure: FailExited, want: []string{"during tools/list", "exit status 4", "leaving after initialize"}},
 		{mode: "garbage", failure: FailProtocol, want: []string{"initialize"}},
 		{mode: "bad-schema", failure: FailInvalidTool, want: []string{"workspace_list: inputSchema: not a valid JSON Schema", "minimum"}},

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -15,8 +16,9 @@ import (
 // channel closed once it has been reaped.
 type process struct {
 	cmd     *exec.Cmd
-	stdin   *os.File   // write end of the server's stdin
-	stdout  *eofReader // read end of the server's stdout
+	stdin   *pipeWriter // write end of the server's stdin
+	stdout  *pipeReader // read end of the server's stdout
+	gone    atomic.Bool // the server closed its end of a pipe
 	stderr  *tail
 	done    chan struct{} // closed after Wait returned
 	waitErr error         // Wait's result, valid after done
@@ -38,7 +40,8 @@ func launch(t Target) (*process, error) {
 	cmd := exec.Command(t.Command, t.Args...)
 	cmd.Env = t.Env
 	cmd.Dir = t.Dir
-	p := &process{cmd: cmd, stdin: inW, stdout: &eofReader{File: outR}, stderr: &tail{max: MaxStderrBytes}, done: make(chan struct{})}
+	p := &process{cmd: cmd, stderr: &tail{max: MaxStderrBytes}, done: make(chan struct{})}
+	p.stdin, p.stdout = &pipeWriter{File: inW, gone: &p.gone}, &pipeReader{File: outR, gone: &p.gone}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	cmd.WaitDelay = WaitDelay
 	setGroup(cmd)
@@ -131,18 +134,32 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-// eofReader is the server's stdout; it remembers whether the server closed
-// it (end of file), which tells "the server went away" from "the server
-// sent something the client could not decode".
-type eofReader struct {
+// pipeReader is the server's stdout and pipeWriter its stdin; they note
+// when the server closed its end (end of file on stdout, a broken pipe on
+// stdin), which tells "the server went away" from "the server sent
+// something the client could not decode".
+type pipeReader struct {
 	*os.File
-	eof atomic.Bool
+	gone *atomic.Bool
 }
 
-func (r *eofReader) Read(b []byte) (int, error) {
+func (r *pipeReader) Read(b []byte) (int, error) {
 	n, err := r.File.Read(b)
 	if errors.Is(err, io.EOF) {
-		r.eof.Store(true)
+		r.gone.Store(true)
+	}
+	return n, err
+}
+
+type pipeWriter struct {
+	*os.File
+	gone *atomic.Bool
+}
+
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	n, err := w.File.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		w.gone.Store(true)
 	}
 	return n, err
 }

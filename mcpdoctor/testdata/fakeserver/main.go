@@ -5,6 +5,8 @@
 //	ok              valid tools vault_whoami and workspace_list; calls succeed
 //	exit            print "fake: boom" on stderr and exit 3 at once
 //	exit-after-init answer initialize, then exit 4 on the next request
+//	close-stdin     close stdin at once (the client's first write breaks),
+//	                then exit 5 after 200 ms
 //	hang            start a grandchild (sleep) and never answer; with
 //	                FAKEMCP_PIDFILE, write "PID CHILDPID" there first
 //	linger          like ok, but keep running after stdin closes
@@ -45,6 +47,11 @@ func main() {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fake: boom")
 		os.Exit(3)
+	case "close-stdin":
+		os.Stdin.Close()
+		fmt.Fprintln(os.Stderr, "fake: closed stdin")
+		time.Sleep(200 * time.Millisecond)
+		os.Exit(5)
 	case "hang":
 		child := exec.Command("sleep", "1000")
 		if err := child.Start(); err != nil {
