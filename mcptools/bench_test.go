@@ -26,7 +26,9 @@ func BenchmarkReadFileHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := l.handler(localTools[2])
+	h := handler(l.validator, "read_file", func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+		return l.readFile(ctx, raw)
+	})
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "read_file"
 	req.Params.RawArguments = json.RawMessage(`{"path":"file.txt"}`)

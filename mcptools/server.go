@@ -106,53 +106,73 @@ func Tools() []Spec {
 	return out
 }
 
-// MCPServer returns an mcp-go server with every tool registered and
-// panics in handlers recovered. Arguments are validated against the input
-// schema server-side by the handler wrapper (see Validator), whose
-// messages name the offending member.
+// MCPServer returns an mcp-go server with every tool registered in list
+// order (see Register) and panics in handlers recovered.
 func (l *Local) MCPServer() *server.MCPServer {
+	specs := Tools()
 	s := server.NewMCPServer(ServerName, l.cfg.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
-		server.WithToolFilter(inListOrder),
+		server.WithToolFilter(ListOrder(specs)),
 	)
-	tools := make([]server.ServerTool, len(localTools))
-	for i, t := range localTools {
-		tools[i] = server.ServerTool{Tool: t.MCPTool(), Handler: l.handler(t)}
-	}
-	s.AddTools(tools...)
+	Register(s, l.validator, specs, func(sp Spec) RunFunc {
+		for _, t := range localTools {
+			if t.Name == sp.Name {
+				return func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) { return t.run(l, ctx, raw) }
+			}
+		}
+		panic("mcptools: no handler for " + sp.Name)
+	})
 	return s
 }
 
-// inListOrder orders tools/list by the tool list (mcp-go sorts by name).
-func inListOrder(_ context.Context, tools []mcp.Tool) []mcp.Tool {
-	rank := make(map[string]int, len(localTools))
-	for i, t := range localTools {
-		rank[t.Name] = i
+// RunFunc is a tool body: decode the raw arguments (DecodeArgs), do the
+// work and return a result (Success), or return an error for a domain
+// failure, which Register turns into an isError result.
+type RunFunc func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error)
+
+// Register adds specs to srv. Each call's arguments are first validated
+// against the spec's input schema by v (server-side; a refusal names the
+// offending member), then passed to the spec's RunFunc; an error it
+// returns becomes an isError result "<tool> failed: <error>".
+func Register(srv *server.MCPServer, v *Validator, specs []Spec, run func(Spec) RunFunc) {
+	tools := make([]server.ServerTool, len(specs))
+	for i, sp := range specs {
+		tools[i] = server.ServerTool{Tool: sp.MCPTool(), Handler: handler(v, sp.Name, run(sp))}
 	}
-	out := slices.Clone(tools)
-	slices.SortStableFunc(out, func(a, b mcp.Tool) int { return rank[a.Name] - rank[b.Name] })
-	return out
+	srv.AddTools(tools...)
 }
 
-const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it.`
-
-// handler adapts a tool to mcp-go: a domain failure (any error from the
-// tool) becomes an isError result carrying the explanation.
-func (l *Local) handler(t localTool) server.ToolHandlerFunc {
+func handler(v *Validator, name string, run RunFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := RawArguments(req)
-		if err := l.validator.Validate(t.Name, raw); err != nil {
-			return Failure("%s refused the call: %v", t.Name, err), nil
+		if err := v.Validate(name, raw); err != nil {
+			return Failure("%s refused the call: %v", name, err), nil
 		}
-		res, err := t.run(l, ctx, raw)
+		res, err := run(ctx, raw)
 		if err != nil {
-			return Failure("%s failed: %v", t.Name, err), nil
+			return Failure("%s failed: %v", name, err), nil
 		}
 		return res, nil
 	}
 }
+
+// ListOrder returns a tool filter that orders tools/list like specs
+// (mcp-go itself sorts by name).
+func ListOrder(specs []Spec) server.ToolFilterFunc {
+	rank := make(map[string]int, len(specs))
+	for i, s := range specs {
+		rank[s.Name] = i
+	}
+	return func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+		out := slices.Clone(tools)
+		slices.SortStableFunc(out, func(a, b mcp.Tool) int { return rank[a.Name] - rank[b.Name] })
+		return out
+	}
+}
+
+const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it.`
 
 // Serve runs the server over stdio (in, out) until in is closed or ctx
 // ends; diagnostics go to logw.

@@ -48,7 +48,10 @@ type executeBashArgs struct {
 	AllowNonzeroExit bool   `json:"allow_nonzero_exit"`
 }
 
-type executeBashData struct {
+// BashResult is execute_bash's data: the exit status (128+signal when
+// killed), combined output, whether it was cut, whether the timeout
+// killed the group, and the wall time.
+type BashResult struct {
 	ExitCode   int    `json:"exit_code"`
 	Output     string `json:"output"`
 	Truncated  bool   `json:"truncated"`
@@ -93,7 +96,7 @@ func (l *Local) executeBash(ctx context.Context, raw json.RawMessage) (*mcp.Call
 	return res, err
 }
 
-func renderBash(d *executeBashData, timeout int) string {
+func renderBash(d *BashResult, timeout int) string {
 	var head string
 	switch {
 	case d.TimedOut:
@@ -116,7 +119,7 @@ func renderBash(d *executeBashData, timeout int) string {
 // output is read for at most BashDrainTimeout more while background
 // processes keep the pipe open (they are left running). Output beyond
 // maxOutput bytes keeps its head and tail with a marker between.
-func RunBash(ctx context.Context, command, dir string, timeout time.Duration, maxOutput int) (*executeBashData, error) {
+func RunBash(ctx context.Context, command, dir string, timeout time.Duration, maxOutput int) (*BashResult, error) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return nil, errors.New("bash is not installed")
@@ -142,7 +145,7 @@ func RunBash(ctx context.Context, command, dir string, timeout time.Duration, ma
 	go func() { waited <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	d := &executeBashData{}
+	d := &BashResult{}
 	select {
 	case <-waited:
 	case <-timer.C:
