@@ -274,6 +274,9 @@ func TestMCPLocalFileTools(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bin.dat"), []byte("one\x00\x01\x02"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(dir, "escape"))
 	os.Symlink("/etc", filepath.Join(dir, "escape-dir"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cs := e.start(dir, "")
 
 	t.Run("read_file", func(t *testing.T) {
@@ -297,6 +300,9 @@ func TestMCPLocalFileTools(t *testing.T) {
 		call(t, cs, "read_file", map[string]any{"path": "escape"}).failed(t, "symlink")
 		call(t, cs, "read_file", map[string]any{"path": `C:\x`}).failed(t, "backslash")
 		call(t, cs, "read_file", map[string]any{"path": "missing.txt"}).failed(t, "no such file")
+		call(t, cs, "read_file", map[string]any{"path": "fifo"}).failed(t, "fifo")
+		call(t, cs, "read_file", map[string]any{"path": "bin.dat"}).failed(t, "not UTF-8")
+		call(t, cs, "write_file", map[string]any{"path": "escape-dir/x", "content": "x"}).failed(t, "symlink")
 	})
 
 	t.Run("unknown field", func(t *testing.T) {
@@ -363,6 +369,11 @@ func TestMCPLocalFileTools(t *testing.T) {
 		if len(d.Matches) != 1 || d.Stopped == "" {
 			t.Fatalf("limit: %+v", d)
 		}
+		call(t, cs, "grep", map[string]any{"pattern": "one", "path": "sub/keep.txt"}).ok(t).decode(t, &d)
+		if len(d.Matches) != 1 || d.Matches[0].Path != "sub/keep.txt" {
+			t.Fatalf("grep on a file: %+v", d.Matches)
+		}
+		call(t, cs, "grep", map[string]any{"pattern": "one", "path": "escape-dir"}).failed(t, "symlink")
 		call(t, cs, "grep", map[string]any{"pattern": "root:"}).ok(t).decode(t, &d)
 		if len(d.Matches) != 0 {
 			t.Fatalf("grep followed a symlink out of the workspace: %+v", d.Matches)
