@@ -11,8 +11,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -45,12 +46,14 @@ func scanCheckout(dir string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &snapshot{root: root, files: map[string]*diskFile{}, dirs: map[string][]fs.DirEntry{}}
+	s := &snapshot{root: root, dirs: map[string][]fs.DirEntry{}}
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
 		firstErr error
 		sem      = make(chan struct{}, ScanWorkers)
+		found    [][]*diskFile // per folder; the map is built once, at its size
+		nfiles   int
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -71,9 +74,8 @@ func scanCheckout(dir string) (*snapshot, error) {
 		}
 		mu.Lock()
 		s.dirs[rel] = entries
-		for _, f := range files {
-			s.files[f.path] = f
-		}
+		found = append(found, files)
+		nfiles += len(files)
 		mu.Unlock()
 		for _, d := range subdirs {
 			wg.Add(1)
@@ -86,6 +88,12 @@ func scanCheckout(dir string) (*snapshot, error) {
 	if firstErr != nil {
 		root.Close()
 		return nil, firstErr
+	}
+	s.files = make(map[string]*diskFile, nfiles)
+	for _, files := range found {
+		for _, f := range files {
+			s.files[f.path] = f
+		}
 	}
 	return s, nil
 }
@@ -104,6 +112,7 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 		return nil, nil, nil, err
 	}
 	entries = all[:0]
+	var store []diskFile // one allocation for the folder's files
 	prefix := ""
 	if rel != "." {
 		prefix = rel + "/"
@@ -126,9 +135,15 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			files = append(files, &diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode))})
+			if store == nil {
+				store = make([]diskFile, 0, len(all))
+			}
+			store = append(store, diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode))})
+			files = append(files, &store[len(store)-1])
 		}
 	}
+	// Sorted here, in parallel, so validation's listings need no sort.
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, files, subdirs, nil
 }
 
@@ -231,9 +246,7 @@ func (f snapshotFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
-	out := append([]fs.DirEntry(nil), entries...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out, nil
+	return slices.Clone(entries), nil // sorted by the scan
 }
 
 // Stat answers from the scan where it can.

@@ -82,23 +82,44 @@ func loadStatCache(dir string) *statCache {
 	return c
 }
 
-// manifestFromCache rebuilds the manifest from the cache.
+// manifestFromCache rebuilds the manifest from the cache. The sha256
+// texts are cut from one string, not allocated one by one.
 func (c *statCache) toManifest(paths []string) *Manifest {
 	m := c.header
-	m.Files = make([]ManifestFile, 0, len(paths))
-	for _, p := range paths {
+	m.Files = make([]ManifestFile, len(paths))
+	hexes := make([]byte, 2*len(cacheEntry{}.sha256)*len(paths))
+	for i, p := range paths {
 		e := c.entries[p]
-		m.Files = append(m.Files, ManifestFile{Path: p, Version: e.id, SHA256: hex.EncodeToString(e.sha256[:]), Size: e.stamp.Size, Mode: modeString(e.mode)})
+		hex.Encode(hexes[64*i:], e.sha256[:])
+		m.Files[i] = ManifestFile{Path: p, Version: e.id, Size: e.stamp.Size, Mode: modeText(e.mode)}
+	}
+	all := string(hexes)
+	for i := range m.Files {
+		m.Files[i].SHA256 = all[64*i : 64*i+64]
 	}
 	return &m
 }
 
+// modeText is modeString without an allocation for the two modes a
+// checkout holds.
+func modeText(m FileMode) string {
+	switch m {
+	case ModeFile:
+		return "100644"
+	case ModeExecutable:
+		return "100755"
+	}
+	return modeString(m)
+}
+
 func decodeStatCache(b []byte) (*statCache, error) {
-	d := &decoder{b: b}
+	// Paths are cut from one string holding the whole cache, so decoding
+	// 10k+ entries makes a handful of allocations, not 10k+.
+	d := &decoder{b: b, s: string(b)}
 	if string(d.take(len(statCacheMagic))) != statCacheMagic {
 		return nil, errors.New("bad magic")
 	}
-	c := &statCache{entries: map[string]*cacheEntry{}}
+	c := &statCache{}
 	c.manifest = d.stamp()
 	c.header.Format = ManifestFormat
 	c.header.VaultID = d.str()
@@ -109,9 +130,19 @@ func decodeStatCache(b []byte) (*statCache, error) {
 	}
 	copy(c.header.Baseline[:], d.take(20))
 	n := d.u32()
+	const minEntry = 2 + 28 + 20 + 32 + 4 // empty path
+	if d.err == nil && uint64(n)*minEntry > uint64(len(d.b)-d.off) {
+		d.err = errors.New("stat cache truncated")
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	es := make([]cacheEntry, n)
+	c.entries = make(map[string]*cacheEntry, n)
 	for i := uint32(0); i < n && d.err == nil; i++ {
 		p := d.str()
-		e := &cacheEntry{stamp: d.stamp()}
+		e := &es[i]
+		e.stamp = d.stamp()
 		copy(e.id[:], d.take(20))
 		copy(e.sha256[:], d.take(32))
 		e.mode = FileMode(d.u32())
@@ -124,27 +155,35 @@ func decodeStatCache(b []byte) (*statCache, error) {
 }
 
 // decoder reads the stat cache's little-endian fields; a short buffer
-// sets err and yields zeros.
+// sets err and yields zeros. s holds the same bytes as b.
 type decoder struct {
 	b   []byte
+	s   string
+	off int
 	err error
 }
 
 func (d *decoder) take(n int) []byte {
-	if d.err != nil || len(d.b) < n {
+	if d.err != nil || len(d.b)-d.off < n {
 		d.err = errors.New("stat cache truncated")
 		return make([]byte, n)
 	}
-	v := d.b[:n]
-	d.b = d.b[n:]
+	v := d.b[d.off : d.off+n]
+	d.off += n
 	return v
 }
 
 func (d *decoder) u32() uint32 { return binary.LittleEndian.Uint32(d.take(4)) }
 func (d *decoder) u64() uint64 { return binary.LittleEndian.Uint64(d.take(8)) }
 func (d *decoder) str() string {
-	n := binary.LittleEndian.Uint16(d.take(2))
-	return string(d.take(int(n)))
+	n := int(binary.LittleEndian.Uint16(d.take(2)))
+	if d.err != nil || len(d.s)-d.off < n {
+		d.err = errors.New("stat cache truncated")
+		return ""
+	}
+	v := d.s[d.off : d.off+n]
+	d.off += n
+	return v
 }
 func (d *decoder) stamp() fileStamp {
 	return fileStamp{Size: int64(d.u64()), Mtime: int64(d.u64()), Ino: d.u64(), Mode: d.u32()}

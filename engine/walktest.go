@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -117,35 +118,41 @@ func (p *Plan) classify() {
 		mf, ok := p.byPath[path]
 		switch {
 		case !ok:
-			p.Added = append(p.Added, PlanFile{Path: path, Size: f.stamp.Size, Mode: modeString(f.mode)})
-		case mf.Version != f.id || mf.Mode != modeString(f.mode):
-			p.Modified = append(p.Modified, PlanFile{Path: path, Size: f.stamp.Size, OldSize: mf.Size, Mode: modeString(f.mode)})
+			p.Added = append(p.Added, PlanFile{Path: path, Size: f.stamp.Size, Mode: modeText(f.mode)})
+		case mf.Version != f.id || mf.Mode != modeText(f.mode):
+			p.Modified = append(p.Modified, PlanFile{Path: path, Size: f.stamp.Size, OldSize: mf.Size, Mode: modeText(f.mode)})
 		}
 	}
-	before, after := map[string]bool{}, map[string]bool{}
 	for _, mf := range p.manifest.Files {
-		addParents(before, mf.Path)
 		if _, ok := p.disk.files[mf.Path]; !ok {
 			p.Deleted = append(p.Deleted, PlanFile{Path: mf.Path, OldSize: mf.Size})
-			continue
-		}
-		addParents(after, mf.Path)
-	}
-	for _, a := range p.Added {
-		addParents(after, a.Path)
-	}
-	for d := range after {
-		if !before[d] {
-			p.AddedDirs = append(p.AddedDirs, d)
 		}
 	}
-	for d := range before {
-		if !after[d] {
-			p.DeletedDirs = append(p.DeletedDirs, d)
+	// Folders appear or disappear only with added or deleted files.
+	if len(p.Added)+len(p.Deleted) > 0 {
+		before, after := map[string]bool{}, map[string]bool{}
+		for _, mf := range p.manifest.Files {
+			addParents(before, mf.Path)
+			if _, ok := p.disk.files[mf.Path]; ok {
+				addParents(after, mf.Path)
+			}
+		}
+		for _, a := range p.Added {
+			addParents(after, a.Path)
+		}
+		for d := range after {
+			if !before[d] {
+				p.AddedDirs = append(p.AddedDirs, d)
+			}
+		}
+		for d := range before {
+			if !after[d] {
+				p.DeletedDirs = append(p.DeletedDirs, d)
+			}
 		}
 	}
 	for _, l := range [][]PlanFile{p.Added, p.Modified, p.Deleted} {
-		sort.Slice(l, func(i, j int) bool { return l[i].Path < l[j].Path })
+		slices.SortFunc(l, func(a, b PlanFile) int { return strings.Compare(a.Path, b.Path) })
 	}
 	sort.Strings(p.AddedDirs)
 	sort.Strings(p.DeletedDirs)
