@@ -196,3 +196,31 @@ func TestRequiredLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestModeSelection(t *testing.T) {
+	cases := []struct {
+		pattern string
+		fixed   bool
+		mode    int
+	}{
+		{"a.b(", true, modeLiteral},
+		{"SetReadDeadline", false, modeLiteral},
+		{"", false, modeLiteral},
+		{`func \(\w+ \*\w+\) Close`, false, modePrefilter},
+		{`(?i)ab`, false, modePrefilter},
+		{`^\s*//\s*$`, false, modePerLine},
+		{`^a|\Ab`, false, modePerLine},
+		{`[0-9]{9}[a-f]{3}`, false, modeWhole},
+		{`(?i)close`, false, modeWhole},
+		{`\Aab\z`, false, modePrefilter},
+	}
+	for _, tc := range cases {
+		m, err := compileMatcher(tc.pattern, tc.fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.mode != tc.mode {
+			t.Errorf("compileMatcher(%q, %v).mode = %d, want %d", tc.pattern, tc.fixed, m.mode, tc.mode)
+		}
+	}
+}

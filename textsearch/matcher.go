@@ -63,10 +63,35 @@ func compileMatcher(pattern string, fixed bool) (*lineMatcher, error) {
 		return m, nil
 	}
 	m.mode = modePerLine
+	if anchoredAtStart(parsed) {
+		// Per line, an anchored regexp fails fast on each line; over the
+		// whole buffer Go's regexp would step through every byte.
+		return m, nil
+	}
 	if w, err := regexp.Compile(lineSafe(parsed).String()); err == nil {
 		m.mode, m.whole = modeWhole, w
 	}
 	return m, nil
+}
+
+// anchoredAtStart reports whether every match of re starts at ^ or \A.
+func anchoredAtStart(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText:
+		return true
+	case syntax.OpCapture:
+		return anchoredAtStart(re.Sub[0])
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && anchoredAtStart(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !anchoredAtStart(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // lineSafe rewrites re (in place) so that no match can span a "\n" and
