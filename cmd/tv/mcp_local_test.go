@@ -747,3 +747,24 @@ func validateOutput(tool string, structured []byte) error {
 	}
 	return fmt.Errorf("unknown tool %s", tool)
 }
+
+// TestMCPLocalCancel: a client cancelling an execute_bash call
+// (notifications/cancelled) kills the command's process group.
+func TestMCPLocalCancel(t *testing.T) {
+	e := newLocalEnv(t)
+	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
+	cs := e.start(dir, "")
+	pidFile := filepath.Join(e.base, "cancel.pid")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_bash", Arguments: map[string]any{"command": "sleep 60 & echo $! > " + pidFile + "; wait", "timeout_seconds": 45}})
+	if err == nil {
+		t.Fatal("cancelled call returned a result")
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if pid == 0 || processAlive(pid, 3*time.Second) {
+		t.Fatalf("cancelled command %d still running", pid)
+	}
+	call(t, cs, "read_file", map[string]any{"path": "a.txt"}).ok(t)
+}
