@@ -57,6 +57,7 @@ type Options struct {
 // A Matcher is safe for concurrent use.
 type Matcher struct {
 	root      *os.Root
+	rootDir   *rootDir // for openat2 reads; nil if unavailable
 	defaults  []pattern
 	extra     *list // nil if none
 	exclude   *list // info/exclude; nil if none
@@ -76,6 +77,9 @@ type dirState struct {
 // opts.Extra (at most MaxExtraPatterns patterns of at most MaxPatternBytes
 // bytes each, valid UTF-8, no NUL or newline) and reads .git/info/exclude
 // when opts.GitIgnore is set; the root's own .gitignore is read on first use.
+// root may be nil when GitIgnore is false. With GitIgnore on Linux, the
+// Matcher keeps a descriptor of the root directory open (for openat2(2)
+// reads) until it is garbage collected.
 func NewMatcher(root *os.Root, opts Options) (*Matcher, error) {
 	m := &Matcher{root: root, gitIgnore: opts.GitIgnore, dirs: map[string]*dirState{}}
 	if len(opts.Extra) > MaxExtraPatterns {
@@ -99,7 +103,8 @@ func NewMatcher(root *os.Root, opts Options) (*Matcher, error) {
 		}
 	}
 	if opts.GitIgnore && root != nil {
-		if data := readIgnoreFile(root, excludePath); data != nil {
+		m.rootDir = openRootDir(root)
+		if data := m.read(excludePath); data != nil {
 			m.exclude = parseFile(data, "")
 		}
 	}
@@ -260,7 +265,7 @@ func (m *Matcher) dir(rel string) *dirState {
 		}
 	}
 	if !d.ignored && m.gitIgnore && m.root != nil {
-		if data := readIgnoreFile(m.root, path.Join(rel, gitIgnoreName)); data != nil && m.isRealDir(rel) {
+		if data := m.read(path.Join(rel, gitIgnoreName)); data != nil {
 			if l := parseFile(data, rel); len(l.pats) > 0 {
 				d.lists = append(d.lists[:len(d.lists):len(d.lists)], l)
 			}
@@ -276,10 +281,24 @@ func (m *Matcher) dir(rel string) *dirState {
 	return d
 }
 
+// read returns the content of the ignore file name (relative to the root)
+// if it is a regular file of at most MaxIgnoreFileBytes reached through
+// directories only, never a symlink; otherwise nil.
+func (m *Matcher) read(name string) []byte {
+	if data, ok := m.rootDir.readFast(name); ok {
+		return data
+	}
+	data := readIgnoreFile(m.root, name)
+	if data != nil && !m.isRealDir(path.Dir(name)) {
+		return nil
+	}
+	return data
+}
+
 // isRealDir reports whether rel and each of its parents is a directory, not
 // a symlink (the root's os.Root would follow a symlink inside the root).
 func (m *Matcher) isRealDir(rel string) bool {
-	for p := rel; p != ""; p, _ = splitPath(p) {
+	for p := rel; p != "" && p != "."; p, _ = splitPath(p) {
 		fi, err := m.root.Lstat(p)
 		if err != nil || !fi.IsDir() {
 			return false

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package ignore
+
+import "os"
+
+// rootDir is unused off Linux: every read takes the portable path.
+type rootDir struct{}
+
+func openRootDir(*os.Root) *rootDir { return nil }
+
+func (*rootDir) readFast(string) ([]byte, bool) { return nil, false }
