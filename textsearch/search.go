@@ -140,25 +140,18 @@ func Search(ctx context.Context, root *os.Root, start string, opts Options) (*Re
 		return nil, err
 	}
 	res := &Result{Matches: []Match{}}
-	if s.ign != nil && start != "" {
-		if dirIgnoredAlongPath(s.ign, start) {
-			return res, nil
-		}
-	}
 	dir, file, err := openStart(root, start)
 	if err != nil {
 		return nil, err
+	}
+	if s.ign != nil && start != "" && s.ign.Ignored(start, file == "") {
+		dir.release()
+		return res, nil
 	}
 	if err := s.run(ctx, dir, file, start, res); err != nil {
 		return nil, err
 	}
 	return res, nil
-}
-
-// dirIgnoredAlongPath reports whether start is ignored; its type is
-// unknown here, so it is asked as a directory and as a file.
-func dirIgnoredAlongPath(m *ignore.Matcher, start string) bool {
-	return m.Ignored(start, true) && m.Ignored(start, false)
 }
 
 // search is the state of one Search.
