@@ -103,7 +103,8 @@ type Result struct {
 	// Line: the first Limit matches in that order of everything scanned,
 	// whatever the parallelism.
 	Matches []Match
-	// FilesScanned counts the regular files examined, binary ones included.
+	// FilesScanned counts the regular files examined (opened, or found
+	// unreadable), binary ones included.
 	FilesScanned int
 	// BytesScanned counts the bytes of text content searched (binary files
 	// excluded).

@@ -22,6 +22,7 @@ func main() {
 	defaults := flag.Bool("defaults", false, "apply ignore.DefaultPatterns")
 	gitignore := flag.Bool("gitignore", true, "honour .gitignore files")
 	quiet := flag.Bool("q", false, "do not print matches")
+	expect := flag.Int("expect", -1, "fail (exit 1) unless exactly this many matching lines are found, e.g. the sum of `rg -c`")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: grep [flags] PATTERN DIR")
 		flag.PrintDefaults()
@@ -59,4 +60,8 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "matches=%d files=%d bytes=%d binary=%d stopped=%q elapsed=%s\n",
 		len(res.Matches), res.FilesScanned, res.BytesScanned, res.BinarySkipped, res.Stopped, elapsed)
+	if *expect >= 0 && len(res.Matches) != *expect {
+		fmt.Fprintf(os.Stderr, "grep: found %d matching lines, expected %d\n", len(res.Matches), *expect)
+		os.Exit(1)
+	}
 }
