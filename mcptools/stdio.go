@@ -69,6 +69,9 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		var head struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
 		}
 		if err := json.Unmarshal(line, &head); err != nil {
 			return writeError(w, nil, CodeParseError, "Parse error: the line is not a JSON-RPC message")
@@ -78,6 +81,10 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		}
 		if len(head.ID) == 0 || string(head.ID) == "null" {
 			handle(ctx, srv, w, logger, nil, line)
+			return nil
+		}
+		if inline(head.Method, head.Params.Name) {
+			handle(ctx, srv, w, logger, head.ID, line)
 			return nil
 		}
 		msg := bytes.Clone(line)
@@ -105,6 +112,21 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	wg.Wait()
 	notify.Wait()
 	return err
+}
+
+// inlineTools are tools whose work is small and bounded (read_file reads
+// at most MaxReadBytes), served on the read loop itself: a request spared
+// a goroutine hand-off answers sooner on a busy machine.
+var inlineTools = map[string]bool{"read_file": true}
+
+func inline(method, tool string) bool {
+	switch method {
+	case "ping", "initialize", "tools/list":
+		return true
+	case "tools/call":
+		return inlineTools[tool]
+	}
+	return false
 }
 
 // handle serves one message; a panic becomes an internal error response.
