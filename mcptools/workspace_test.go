@@ -110,3 +110,26 @@ func TestNonGitLaunch(t *testing.T) {
 		t.Fatalf("bogus id: %v", err)
 	}
 }
+
+func TestGuidanceBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("é", MaxGuidanceBytes) // two bytes each: cut mid-rune
+	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte(big), 0o644)
+	if n := guidanceName(dir); n != "CLAUDE.md" {
+		t.Fatalf("guidance %q", n)
+	}
+	g := readGuidance(dir, "CLAUDE.md")
+	if g == nil || !g.Truncated || g.Bytes != int64(len(big)) || len(g.Text) > MaxGuidanceBytes || strings.ContainsRune(g.Text, '\uFFFD') {
+		t.Fatalf("guidance: truncated=%v bytes=%d len=%d", g.Truncated, g.Bytes, len(g.Text))
+	}
+	// AGENTS.md wins; a symlinked one is not followed.
+	os.Symlink("CLAUDE.md", filepath.Join(dir, "AGENTS.md"))
+	if n := guidanceName(dir); n != "CLAUDE.md" {
+		t.Fatalf("symlinked AGENTS.md used: %q", n)
+	}
+	os.Remove(filepath.Join(dir, "AGENTS.md"))
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("rules\n"), 0o644)
+	if g := readGuidance(dir, guidanceName(dir)); g.File != "AGENTS.md" || g.Truncated || g.Text != "rules\n" {
+		t.Fatalf("%+v", g)
+	}
+}

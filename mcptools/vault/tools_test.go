@@ -59,6 +59,8 @@ func TestFileTools(t *testing.T) {
 	f := newFixture(t)
 	text := strings.Repeat("héllo wörld — ünïcode ✓ 😀\n", 1500) // ~45 KiB, multi-byte runes
 	f.put(stage1+"/output/research.md", text)
+	short := "a😀bé✓\n😀😀c"
+	f.put(stage1+"/output/short.md", short)
 	f.put(stage1+"/output/binary.bin", "abc\x00def")
 	f.put(stage1+"/output/latin1.txt", "caf\xe9\n")
 	f.put(stage1+"/output/controls.txt", strings.Repeat("\x01", MaxPageBytes*2))
@@ -99,7 +101,7 @@ func TestFileTools(t *testing.T) {
 	for _, x := range fd.Files {
 		paths = append(paths, x.Path)
 	}
-	want := []string{".gitkeep", "big.txt", "binary.bin", "controls.txt", "empty.txt", "latin1.txt", "research.md"}
+	want := []string{".gitkeep", "big.txt", "binary.bin", "controls.txt", "empty.txt", "latin1.txt", "research.md", "short.md"}
 	for i := range want {
 		want[i] = stage1 + "/output/" + want[i]
 	}
@@ -114,13 +116,16 @@ func TestFileTools(t *testing.T) {
 	callTool(t, s, "vault_file_find", map[string]any{"pattern": "../**"}).failed(t, "refused")
 
 	// read: whole file by pages, every page on a character boundary.
-	for _, n := range []int{MinPageBytes, 5, 777, MaxPageBytes} {
-		if n == MinPageBytes && testing.Short() {
-			continue
-		}
+	for _, n := range []int{777, MaxPageBytes} {
 		got, pages := pageAll(t, s, stage1+"/output/research.md", n)
 		if got != text || pages < len(text)/n {
 			t.Fatalf("max_bytes %d: %d pages, equal %v", n, pages, got == text)
+		}
+	}
+	for _, n := range []int{MinPageBytes, 5, 6, 7} {
+		got, _ := pageAll(t, s, stage1+"/output/short.md", n)
+		if got != short {
+			t.Fatalf("max_bytes %d: %q", n, got)
 		}
 	}
 	var d fileReadData
