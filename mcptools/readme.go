@@ -60,6 +60,14 @@ func argsCell(in Schema) string {
 				notes = append(notes, fmt.Sprintf("≥%v", lo))
 			}
 		}
+		if lo, ok := p["minItems"]; ok {
+			notes = append(notes, fmt.Sprintf("%v–%v items", lo, p["maxItems"]))
+		} else if hi, ok := p["maxItems"]; ok {
+			notes = append(notes, fmt.Sprintf("≤%v items", hi))
+		}
+		if hi, ok := p["maxLength"]; ok {
+			notes = append(notes, fmt.Sprintf("≤%v chars", hi))
+		}
 		if d, ok := p["default"]; ok {
 			notes = append(notes, fmt.Sprintf("default %v", d))
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/thalix/tv/wsfs"
 )
 
-var workspaceArg = Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`)
+var workspaceArg = With(Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`), "default", KindLaunch)
 
 var workspaceInfoSpec = Spec{
 	Name:  "workspace_info",

@@ -135,7 +135,7 @@ func TestFileTools(t *testing.T) {
 	}
 	next := *d.NextOffset
 	callTool(t, s, "vault_file_read", map[string]any{"path": stage1 + "/output/research.md", "offset": next}).failed(t, "revision")
-	callTool(t, s, "vault_file_read", map[string]any{"path": stage1 + "/output/research.md", "offset": 1, "revision": d.Revision}).failed(t, "inside a UTF-8 character")
+	callTool(t, s, "vault_file_read", map[string]any{"path": stage1 + "/output/research.md", "offset": 2, "revision": d.Revision}).failed(t, "inside a UTF-8 character")
 	callTool(t, s, "vault_file_read", map[string]any{"path": stage1 + "/output/research.md", "offset": len(text) + 1, "revision": d.Revision}).failed(t, "past the end")
 	callTool(t, s, "vault_file_read", map[string]any{"path": stage1 + "/output/research.md", "max_bytes": 3}).failed(t, "invalid_arguments")
 	callTool(t, s, "vault_file_read", map[string]any{"path": stage1 + "/output/research.md", "max_bytes": MaxPageBytes + 1}).failed(t, "invalid_arguments")
@@ -167,17 +167,17 @@ func TestFileTools(t *testing.T) {
 // inside it and refuse everything else, existing or not.
 func TestFileToolsAccess(t *testing.T) {
 	f := newFixture(t)
-	f.grant("carol", engine.RankRead, "demo:"+stage2)
-	s := f.server(carol, stage2)
-	callTool(t, s, "vault_file_info", map[string]any{"path": stage2 + "/CONTEXT.md"}).ok(t, nil)
-	for _, p := range []string{stage1 + "/CONTEXT.md", "CLAUDE.md", stage1 + "/output/no-such.md"} {
+	f.grant("carol", engine.RankRead, "demo:"+stage1)
+	s := f.server(carol, stage1)
+	callTool(t, s, "vault_file_info", map[string]any{"path": stage1 + "/CONTEXT.md"}).ok(t, nil)
+	for _, p := range []string{stage2 + "/CONTEXT.md", "CLAUDE.md", stage2 + "/output/no-such.md"} {
 		callTool(t, s, "vault_file_info", map[string]any{"path": p}).failed(t, "permission_denied", "carol needs read")
 		callTool(t, s, "vault_file_read", map[string]any{"path": p}).failed(t, "permission_denied")
 	}
 	var fd fileFindData
 	callTool(t, s, "vault_file_find", map[string]any{"pattern": "**"}).ok(t, &fd)
 	for _, x := range fd.Files {
-		if !strings.HasPrefix(x.Path, stage2+"/") {
+		if !strings.HasPrefix(x.Path, stage1+"/") {
 			t.Errorf("carol finds %s", x.Path)
 		}
 	}
@@ -232,9 +232,9 @@ func TestWalkTestAndCommitTools(t *testing.T) {
 		t.Fatalf("clean walk-test %+v", wt)
 	}
 	os.WriteFile(filepath.Join(co, stage1, "output", "research.md"), []byte("findings\n"), 0o644)
-	os.Remove(filepath.Join(co, "_config", "voice.md"))
+	os.WriteFile(filepath.Join(co, "_config", "voice.md"), []byte("# Voice\n\nPlain.\n"), 0o644)
 	callTool(t, s, "vault_workspace_walk_test", map[string]any{"checkout_dir": co}).ok(t, &wt)
-	if !wt.Changed || wt.Counts.Added != 1 || wt.Counts.Deleted != 1 || wt.Added[0].Path != stage1+"/output/research.md" {
+	if !wt.Changed || wt.Counts.Added != 1 || wt.Counts.Modified != 1 || wt.Added[0].Path != stage1+"/output/research.md" {
 		t.Fatalf("walk-test %+v", wt)
 	}
 	for _, tool := range []string{"vault_workspace_walk_test", "vault_workspace_commit"} {
@@ -251,7 +251,7 @@ func TestWalkTestAndCommitTools(t *testing.T) {
 
 	var cr engine.CommitResult
 	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "research: findings"}).ok(t, &cr)
-	if cr.Added != 1 || cr.Deleted != 1 || cr.Parent != f.ws.Head || cr.Version.IsZero() {
+	if cr.Added != 1 || cr.Modified != 1 || cr.Parent != f.ws.Head || cr.Version.IsZero() {
 		t.Fatalf("commit %+v", cr)
 	}
 	log, _ := f.admin.Log(ctx, "demo", 1)
