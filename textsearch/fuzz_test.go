@@ -49,7 +49,7 @@ func matcherModes(t *testing.T, pattern string) (map[string]*lineMatcher, []stri
 	if err != nil {
 		return nil, nil
 	}
-	modes := map[string]*lineMatcher{"perline": {mode: modePerLine, re: re}}
+	modes := map[string]*lineMatcher{"perline": (&lineMatcher{mode: modePerLine, re: re}).init()}
 	natural, err := compileMatcher(pattern, false)
 	if err != nil {
 		t.Fatalf("compileMatcher(%q): %v (regexp accepted it)", pattern, err)
@@ -66,7 +66,7 @@ func matcherModes(t *testing.T, pattern string) (map[string]*lineMatcher, []stri
 		for _, l := range lits {
 			m.lits = append(m.lits, []byte(l))
 		}
-		modes["prefilter"] = m
+		modes["prefilter"] = m.init()
 	}
 	// The raw extraction, including sets of single bytes that
 	// requiredLiterals declines as not selective enough.
@@ -75,10 +75,10 @@ func matcherModes(t *testing.T, pattern string) (map[string]*lineMatcher, []stri
 		for _, l := range raw {
 			m.lits = append(m.lits, []byte(l))
 		}
-		modes["prefilter-raw"] = m
+		modes["prefilter-raw"] = m.init()
 	}
 	if w, err := regexp.Compile(lineSafe(parsed).String()); err == nil {
-		modes["whole"] = &lineMatcher{mode: modeWhole, re: re, whole: w}
+		modes["whole"] = (&lineMatcher{mode: modeWhole, re: re, whole: w}).init()
 	} else {
 		t.Errorf("line-safe rewrite of %q does not compile: %v", pattern, err)
 	}
@@ -224,4 +224,20 @@ func TestModeSelection(t *testing.T) {
 			t.Errorf("compileMatcher(%q, %v).mode = %d, want %d", tc.pattern, tc.fixed, m.mode, tc.mode)
 		}
 	}
+}
+
+// FuzzLitFinder checks the rare-byte literal search against bytes.Index.
+func FuzzLitFinder(f *testing.F) {
+	f.Add("func (c *conn) Close", "x func (c *conn) Clos func (c *conn) Close()")
+	f.Add("ab", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab")
+	f.Add("é·x", "·x é·é·x")
+	f.Add("zzzzq", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzq")
+	f.Fuzz(func(t *testing.T, lit, s string) {
+		lf := newLitFinder([]byte(lit))
+		for from := 0; from <= len(s); from += 1 + len(s)/7 {
+			if got, want := lf.index([]byte(s[from:])), strings.Index(s[from:], lit); got != want {
+				t.Fatalf("index(%q in %q) = %d, want %d", lit, s[from:], got, want)
+			}
+		}
+	})
 }

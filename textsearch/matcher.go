@@ -26,6 +26,19 @@ type lineMatcher struct {
 	re    *regexp.Regexp // the regexp as given, applied to one line
 	lits  [][]byte       // modePrefilter: every match contains one of these
 	whole *regexp.Regexp // modeWhole
+
+	litF  *litFinder   // finder for lit (set by init)
+	litFs []*litFinder // finders for lits (set by init)
+}
+
+// init prepares the literal finders; it returns m.
+func (m *lineMatcher) init() *lineMatcher {
+	m.litF = newLitFinder(m.lit)
+	m.litFs = make([]*litFinder, len(m.lits))
+	for i, l := range m.lits {
+		m.litFs[i] = newLitFinder(l)
+	}
+	return m
 }
 
 // compileMatcher validates and compiles a pattern.
@@ -34,7 +47,7 @@ func compileMatcher(pattern string, fixed bool) (*lineMatcher, error) {
 		return nil, fmt.Errorf("%w: pattern is %d bytes, the limit is %d bytes (MaxPatternBytes)", ErrBadPattern, len(pattern), MaxPatternBytes)
 	}
 	if fixed {
-		return &lineMatcher{mode: modeLiteral, lit: []byte(pattern), never: strings.Contains(pattern, "\n")}, nil
+		return (&lineMatcher{mode: modeLiteral, lit: []byte(pattern), never: strings.Contains(pattern, "\n")}).init(), nil
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
@@ -50,9 +63,9 @@ func compileMatcher(pattern string, fixed bool) (*lineMatcher, error) {
 		// A plain string (regexp.LiteralPrefix is not used: it calls
 		// \Aab\z "complete").
 		lit := string(parsed.Rune)
-		return &lineMatcher{mode: modeLiteral, lit: []byte(lit), never: strings.Contains(lit, "\n"), re: re}, nil
+		return (&lineMatcher{mode: modeLiteral, lit: []byte(lit), never: strings.Contains(lit, "\n"), re: re}).init(), nil
 	case parsed.Op == syntax.OpEmptyMatch:
-		return &lineMatcher{mode: modeLiteral, re: re}, nil // every line
+		return (&lineMatcher{mode: modeLiteral, re: re}).init(), nil // every line
 	}
 	m := &lineMatcher{re: re}
 	if lits := requiredLiterals(parsed); lits != nil {
@@ -60,7 +73,7 @@ func compileMatcher(pattern string, fixed bool) (*lineMatcher, error) {
 		for _, l := range lits {
 			m.lits = append(m.lits, []byte(l))
 		}
-		return m, nil
+		return m.init(), nil
 	}
 	m.mode = modePerLine
 	if anchoredAtStart(parsed) {
@@ -184,7 +197,7 @@ func (f *finder) nextMatch(pos int) (start, end, col int, ok bool) {
 		if m.never || pos >= len(data) {
 			return 0, 0, 0, false
 		}
-		i := bytes.Index(data[pos:], m.lit)
+		i := m.litF.index(data[pos:])
 		if i < 0 {
 			return 0, 0, 0, false
 		}
@@ -194,10 +207,10 @@ func (f *finder) nextMatch(pos int) (start, end, col int, ok bool) {
 	case modePrefilter:
 		for pos < len(data) {
 			best := -1
-			for k, lit := range m.lits {
+			for k, lit := range m.litFs {
 				if f.pos[k] < 0 || (f.next[k] >= 0 && f.next[k] < pos) || (f.next[k] < 0 && f.pos[k] > pos) {
 					// (re)search: never searched, stale, or searched from a later point
-					j := bytes.Index(data[pos:], lit)
+					j := lit.index(data[pos:])
 					if j >= 0 {
 						j += pos
 					}
