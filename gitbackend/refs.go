@@ -290,6 +290,9 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 	}
 	var packedDeletes []string
 	for _, l := range locks {
+		if isSymref(l.refPath) {
+			return fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, l.u.Name)
+		}
 		cur, exists, err := v.readLoose(l.u.Name, nil)
 		if err != nil {
 			return err
@@ -298,9 +301,6 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 			if i, ok := slices.BinarySearchFunc(packed, l.u.Name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {
 				cur, exists = packed[i].Hash, true
 			}
-		}
-		if isSymref(l.refPath) {
-			return fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, l.u.Name)
 		}
 		if err := checkOld(l.u, cur, exists); err != nil {
 			return err
