@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -550,5 +551,96 @@ func TestIndexLargeOffsets(t *testing.T) {
 	data, _ := os.ReadFile(final)
 	if !bytes.HasPrefix(data, []byte("\xfftOc\x00\x00\x00\x02")) {
 		t.Error("bad magic")
+	}
+}
+
+// TestConcurrentReadsAndWrites: goroutines read objects of every size
+// class (in memory, read whole from a pack, streamed) while others write
+// new batches and move refs. Run with -race.
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	ctx := context.Background()
+	sizes := []int{10, 20 << 10, 200 << 10, 2 << 20}
+	for _, kind := range vaultKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			v := kind.new(t)
+			var ids []engine.Hash
+			var contents [][]byte
+			writeBatch(t, v, func(w engine.ObjectWriter) {
+				for i, n := range sizes {
+					c := bytes.Repeat([]byte{byte('a' + i)}, n)
+					contents = append(contents, c)
+					id, err := w.WriteBlob(bytes.NewReader(c), int64(n))
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, id)
+				}
+			})
+			base := mustCommit(t, v, "base\n", engine.ZeroHash)
+			mustUpdate(t, v, engine.RefUpdate{Name: "refs/tv/workspaces/ws_c", New: base})
+			var wg sync.WaitGroup
+			errc := make(chan error, 16)
+			for r := range 4 {
+				wg.Go(func() {
+					for i := range 20 {
+						k := (r + i) % len(ids)
+						rc, n, err := v.OpenBlob(ctx, ids[k])
+						if err != nil {
+							errc <- err
+							return
+						}
+						got, err := io.ReadAll(rc)
+						rc.Close()
+						if err != nil || n != int64(len(contents[k])) || !bytes.Equal(got, contents[k]) {
+							errc <- fmt.Errorf("reader %d: blob %d read back wrong: %v", r, k, err)
+							return
+						}
+						if _, err := v.ReadCommit(ctx, base); err != nil {
+							errc <- err
+							return
+						}
+						if _, err := v.ListRefs(ctx, "refs/tv/"); err != nil {
+							errc <- err
+							return
+						}
+					}
+				})
+			}
+			for wr := range 2 {
+				wg.Go(func() {
+					for i := range 5 {
+						w, err := v.NewObjectWriter(ctx)
+						if err != nil {
+							errc <- err
+							return
+						}
+						c := fmt.Sprintf("writer %d batch %d", wr, i)
+						id, err := w.WriteBlob(strings.NewReader(c), int64(len(c)))
+						if err != nil {
+							errc <- err
+							return
+						}
+						if err := w.Finish(); err != nil {
+							errc <- err
+							return
+						}
+						rc, _, err := v.OpenBlob(ctx, id)
+						if err != nil {
+							errc <- fmt.Errorf("own write not readable: %w", err)
+							return
+						}
+						rc.Close()
+					}
+				})
+			}
+			wg.Wait()
+			close(errc)
+			for err := range errc {
+				t.Error(err)
+			}
+			if v.Path() != "" {
+				fsckClean(t, v.Path())
+			}
+		})
 	}
 }
