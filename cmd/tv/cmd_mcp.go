@@ -9,6 +9,7 @@ func (a *app) mcpCommand() *cli.Command {
 		Usage: "MCP servers over stdio, and their registration with MCP hosts",
 		Commands: []*cli.Command{
 			// Subcommands are listed here in help order.
+			a.mcpServeCommand(),
 			a.mcpLocalCommand(),
 			a.mcpInstallCommand(),
 			a.mcpUninstallCommand(),

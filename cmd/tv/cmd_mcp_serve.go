@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+
+	"github.com/thalix/tv/engine"
+	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mounts"
+	"github.com/urfave/cli/v3"
+)
+
+// mcpServeCommand is `tv mcp serve`: the vault tools over stdio, unscoped
+// (discovery) or scoped to one stage by its CONTEXT.md policy.
+func (a *app) mcpServeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve the vault's tools over stdio MCP: discovery, or one stage's tools (--workspace with --stage)",
+		Description: "Without flags: vault_whoami, vault_template_list, vault_workspace_list and vault_workspace_checkout. " +
+			"With --workspace and --stage (both or neither): the tools the stage's CONTEXT.md policy declares that your rank on the stage allows, " +
+			"re-checked against the vault before every listing and call (fail closed); each resolution is recorded in " +
+			"$XDG_STATE_HOME/tv/" + vaultmcp.EvidenceFileName + ". Acts as the `tv login` user; creates no credential. " +
+			"stdout carries JSON-RPC only; diagnostics go to stderr. The server exits when stdin closes.",
+		UsageText: "tv mcp serve [--workspace ID|NAME --stage stages/NN-slug]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "workspace id or unambiguous name to scope to (needs --stage)"},
+			&cli.StringFlag{Name: "stage", Usage: "direct stage folder to scope to: stages/NN-slug or NN-slug (needs --workspace)"},
+		},
+		Action: a.action(a.runMCPServe),
+	}
+}
+
+func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
+	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
+		return err
+	}
+	ws, stage := cmd.String("workspace"), cmd.String("stage")
+	if (ws == "") != (stage == "") {
+		return usagef("--workspace and --stage are an all-or-nothing pair: give both to serve a stage's tools, or neither for discovery")
+	}
+	v, err := a.openVault()
+	if err != nil {
+		return err
+	}
+	creds, err := a.credentials()
+	if err != nil {
+		return err
+	}
+	mpath, err := mounts.DefaultPath(a.io.Getenv)
+	if err != nil {
+		return err
+	}
+	evidence, err := vaultmcp.EvidencePath(a.io.Getenv)
+	if err != nil {
+		return err
+	}
+	// No progress output: stderr is the host's log.
+	eng := engine.New(v, engine.Options{Actor: creds, MountsPath: mpath})
+	srv, err := vaultmcp.New(ctx, vaultmcp.Config{
+		Engine:       eng,
+		Workspace:    ws,
+		Stage:        stage,
+		EvidencePath: evidence,
+		Version:      mcpServerVersion(),
+		Log:          a.io.Stderr,
+	})
+	if err != nil {
+		return err
+	}
+	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
+}
