@@ -179,6 +179,23 @@ func (a *app) tvExecutable() (string, error) {
 	return filepath.Abs(p)
 }
 
+// warnTemporary warns on stderr when the executable to register lives in
+// the temporary directory (`go run`, an unpacked download): hosts would
+// fail once it is cleaned up.
+func (a *app) warnTemporary(exe string) {
+	if a.io.Getenv(envExecutable) != "" {
+		return
+	}
+	tmp, err := filepath.EvalSymlinks(os.TempDir())
+	if err != nil {
+		return
+	}
+	if rel, err := filepath.Rel(tmp, exe); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		fmt.Fprintf(a.io.Stderr, "tv: warning: %s is in the temporary directory %s; hosts will fail to start it once it is removed (install tv, or set $%s)\n",
+			exe, tmp, envExecutable)
+	}
+}
+
 // hostEnv is hostconfig's view of this process: the platform, the home
 // directory and the environment from a.io.
 func (a *app) hostEnv() (hostconfig.Env, error) {
@@ -283,6 +300,7 @@ func (a *app) runMCPInstall(_ context.Context, cmd *cli.Command) error {
 	if _, err := hostconfig.JSONSnippet(e); err != nil { // a bad --name, before any file
 		return err
 	}
+	a.warnTemporary(exe)
 	env, err := a.hostEnv()
 	if err != nil {
 		return err
