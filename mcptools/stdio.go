@@ -248,7 +248,11 @@ func LimitLines(in io.Reader, out io.Writer, reply io.Writer, maxLine int) error
 }
 
 func refuseLine(w io.Writer, prefix []byte, maxLine int) error {
-	return writeError(w, leadingID(prefix), CodeInvalidRequest, fmt.Sprintf("request refused: the input line is over the %d-byte (1 MiB) limit, JSON-RPC envelope included (MaxInputLineBytes); it was not processed. Send smaller arguments (for example write a large file in parts).", maxLine))
+	limit := fmt.Sprintf("%d-byte", maxLine)
+	if maxLine%(1<<20) == 0 {
+		limit += fmt.Sprintf(" (%d MiB)", maxLine>>20)
+	}
+	return writeError(w, leadingID(prefix), CodeInvalidRequest, "request refused: the input line is over the "+limit+" limit, JSON-RPC envelope included (MaxInputLineBytes); it was not processed. Send smaller arguments (for example write a large file in parts).")
 }
 
 // leadingID returns the top-level "id" of a (possibly truncated) JSON-RPC
