@@ -38,4 +38,3 @@ func TestSpecialFilesSkipped(t *testing.T) {
 		}
 	}
 }
-
