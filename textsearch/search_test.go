@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/thalix/tv/ignore"
@@ -446,4 +447,38 @@ func TestDeterministic(t *testing.T) {
 			t.Fatal("fixed search not deterministic")
 		}
 	}
+}
+
+// TestConcurrentSearches shares one root and one ignore.Matcher between
+// concurrent searches (run with -race).
+func TestConcurrentSearches(t *testing.T) {
+	files := genTree(t, 120)
+	files[".gitignore"] = "B/\n"
+	root, _ := makeTree(t, files)
+	m, err := ignore.NewMatcher(root, ignore.Options{GitIgnore: true, Defaults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hits(run(t, root, ".", Options{Pattern: `Target\d+\(`, Limit: 300, Ignore: m}))
+	for _, h := range want {
+		if strings.HasPrefix(h, "B/") {
+			t.Fatalf("ignored directory searched: %s", h)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := Search(context.Background(), root, ".", Options{Pattern: `Target\d+\(`, Limit: 300, Ignore: m})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got := hits(res); !slices.Equal(got, want) {
+				t.Error("concurrent search differs")
+			}
+		}()
+	}
+	wg.Wait()
 }
