@@ -127,6 +127,11 @@ func validatePattern(s string) error {
 	case strings.HasSuffix(trimTrailingSpaces(s), `\`) && !strings.HasSuffix(trimTrailingSpaces(s), `\\`):
 		return errors.New("ends with an unfinished backslash escape")
 	}
+	core := strings.TrimSuffix(trimTrailingSpaces(strings.TrimPrefix(strings.TrimPrefix(s, "!"), "/")), "/")
+	body := "/" + core + "/"
+	if strings.Contains(body, "/./") || strings.Contains(body, "/../") || strings.Contains(body, "//") {
+		return errors.New(`has an empty, "." or ".." path element, so it can never match (write it relative to the root, like "build/" or "/docs/*.md")`)
+	}
 	return checkBrackets(s)
 }
 

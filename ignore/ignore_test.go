@@ -126,6 +126,11 @@ func TestExtraValidation(t *testing.T) {
 		{"unclosed bracket", []string{"a[bc"}, "unclosed"},
 		{"unclosed negated bracket", []string{"[!]"}, "unclosed"},
 		{"unknown class", []string{"[[:word:]]"}, "unknown character class"},
+		{"dot prefix", []string{"./build"}, "can never match"},
+		{"dot dot", []string{"a/../b"}, "can never match"},
+		{"double slash", []string{"a//b"}, "can never match"},
+		{"negated dot prefix", []string{"!./x"}, "can never match"},
+		{"slash only", []string{"/"}, "can never match"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
