@@ -108,6 +108,17 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (t *Timings) UnmarshalJSON(b []byte) error {
+	var m map[string]float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	ms := func(k string) time.Duration { return time.Duration(m[k] * float64(time.Millisecond)) }
+	*t = Timings{Initialize: ms("initialize_ms"), List: ms("list_ms"), Call: ms("call_ms")}
+	return nil
+}
+
 // Millis is d in milliseconds, rounded to 0.1 ms.
 func Millis(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Millisecond)*10) / 10

@@ -139,6 +139,21 @@ func sentinel(kind string) error {
 	return nil
 }
 
+// TestCheckRequireTools: with RequireTools an empty list fails; without,
+// it passes when nothing is called.
+func TestCheckRequireTools(t *testing.T) {
+	tg := fakeTarget(t, "no-tools")
+	tg.Call = ""
+	if res := Check(context.Background(), tg); !res.OK || len(res.Tools) != 0 {
+		t.Fatalf("without RequireTools: %s %v", res.Failure, res.Err)
+	}
+	tg.RequireTools = true
+	res := Check(context.Background(), tg)
+	if res.Failure != FailInvalidTool || !strings.Contains(res.Reason, "the server lists no tools") {
+		t.Fatalf("got %s: %v", res.Failure, res.Err)
+	}
+}
+
 // TestCheckMissingCommand: a command that does not exist fails to start.
 func TestCheckMissingCommand(t *testing.T) {
 	res := Check(context.Background(), Target{Command: filepath.Join(t.TempDir(), "nope"), Call: "x"})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thalix/tv/mcptools"
 )
@@ -130,5 +131,18 @@ func TestValidateValue(t *testing.T) {
 	}
 	if err := ValidateValue(s, json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "missing property 'n'") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestTimingsJSON: timings travel as milliseconds and come back.
+func TestTimingsJSON(t *testing.T) {
+	in := Timings{Initialize: 12345 * time.Microsecond, Call: 2 * time.Millisecond}
+	b, err := json.Marshal(in)
+	if err != nil || string(b) != `{"call_ms":2,"initialize_ms":12.3}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	var out Timings
+	if err := json.Unmarshal(b, &out); err != nil || out != (Timings{Initialize: 12300 * time.Microsecond, Call: 2 * time.Millisecond}) {
+		t.Fatalf("%+v %v", out, err)
 	}
 }

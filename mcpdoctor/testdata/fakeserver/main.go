@@ -23,6 +23,7 @@
 //	no-structured   calls return no structured content
 //	rpc-error       tools/call answers a JSON-RPC error
 //	paged           tools/list in two pages (nextCursor)
+//	no-tools        tools/list is empty
 package main
 
 import (
@@ -179,6 +180,8 @@ func tool(name string) map[string]any {
 func toolList() []any {
 	a, b := tool("vault_whoami"), tool("workspace_list")
 	switch mode {
+	case "no-tools":
+		return []any{}
 	case "bad-schema":
 		b["inputSchema"] = map[string]any{
 			"type":                 "object",
