@@ -3,7 +3,10 @@ package vaultmcp
 //go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
 
 import (
+	"fmt"
 	"strings"
+
+	"github.com/thalix/tv/icm"
 
 	"github.com/thalix/tv/mcptools"
 )
@@ -28,6 +31,13 @@ func ToolsMarkdown() string {
 	}
 	b.WriteString(" (manage allows what write allows).\n\n")
 	b.WriteString(table(ScopedTools()))
+	b.WriteString("\n### Scope, evidence and limits\n\n")
+	fmt.Fprintf(&b, "- Scope is resolved from the workspace head, the stage CONTEXT.md blob id and the access version, cached for at most %v (ScopeTTL) and checked before every tools/list and tools/call. ", ScopeTTL)
+	b.WriteString("A change of the visible set sends notifications/tools/list_changed; a call to a tool not visible now is an isError refusal.\n")
+	fmt.Fprintf(&b, "- Fail-closed reasons: the icm policy reason codes (%s), and %s, %s, %s, %s, %s, %s. A scoped result's reason is %s, or %s when the rank hides declared tools.\n",
+		strings.Join(icm.PolicyReasons(), ", "), ReasonMissing, ReasonRank, ReasonNotLoggedIn, ReasonNotFound, ReasonContractRefused, ReasonError, ReasonOK, ReasonRank)
+	fmt.Fprintf(&b, "- Evidence: one JSON line per resolution with new inputs or outcome in $XDG_STATE_HOME/tv/%s (default ~/.local/state/tv/), at most %d bytes (MaxEvidenceBytes; the oldest records go first).\n", EvidenceFileName, MaxEvidenceBytes)
+	fmt.Fprintf(&b, "- Results: structured {captured_at, repository, data} of at most %d bytes (MaxStructuredBytes); input lines at most %d bytes (MaxInputLineBytes); vault_file_read and vault_file_info read files of at most %d bytes (MaxFileBytes).\n", MaxStructuredBytes, MaxInputLineBytes, MaxFileBytes)
 	return b.String()
 }
 
