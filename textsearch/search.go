@@ -287,7 +287,8 @@ type rawMatch struct {
 func (s *search) run(ctx context.Context, dir *dirRef, file, start string, res *Result) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	nworkers := max(2, runtime.GOMAXPROCS(0))
+	// At most maxWorkers: each may hold a buffer of up to smallFileBytes.
+	nworkers := min(max(2, runtime.GOMAXPROCS(0)), maxWorkers)
 	// Files travel in batches: one channel operation (and goroutine
 	// wake-up) per batch rather than per file.
 	jobs := make(chan []job, 64)
@@ -456,6 +457,7 @@ func (w *walker) flush() {
 const (
 	smallFileBytes = 1 << 20  // files up to this are read into the worker's own buffer
 	firstReadBytes = 64 << 10 // the first read of every file; at least BinarySniffBytes
+	maxWorkers     = 8        // parallel file readers per search
 )
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
