@@ -46,13 +46,13 @@ var (
 
 // Failure kinds, as reported in Result.Failure.
 const (
-	FailStart       = "start"
-	FailExited      = "exited"
-	FailTimeout     = "timeout"
-	FailInterrupted = "interrupted"
-	FailProtocol    = "protocol"
-	FailInvalidTool = "invalid_tool"
-	FailRefused     = "refused"
+	FailStart       = "start"        // ErrStart
+	FailExited      = "exited"       // ErrExited
+	FailTimeout     = "timeout"      // ErrTimeout
+	FailInterrupted = "interrupted"  // ErrInterrupted
+	FailProtocol    = "protocol"     // ErrProtocol
+	FailInvalidTool = "invalid_tool" // ErrInvalidTool
+	FailRefused     = "refused"      // ErrRefused
 )
 
 var failureKinds = []struct {

@@ -54,9 +54,9 @@ func fakeTarget(t *testing.T, mode string, extraEnv ...string) Target {
 	}
 }
 
-// TestCheckFakeServer drives Check against a server that misbehaves in one
+// TestDoctorCheckFakeServer drives Check against a server that misbehaves in one
 // way per case and checks the failure kind and the reason it reports.
-func TestCheckFakeServer(t *testing.T) {
+func TestDoctorCheckFakeServer(t *testing.T) {
 	cases := []struct {
 		mode    string
 		call    string
@@ -139,9 +139,9 @@ func sentinel(kind string) error {
 	return nil
 }
 
-// TestCheckRequireTools: with RequireTools an empty list fails; without,
+// TestDoctorCheckRequireTools: with RequireTools an empty list fails; without,
 // it passes when nothing is called.
-func TestCheckRequireTools(t *testing.T) {
+func TestDoctorCheckRequireTools(t *testing.T) {
 	tg := fakeTarget(t, "no-tools")
 	tg.Call = ""
 	if res := Check(context.Background(), tg); !res.OK || len(res.Tools) != 0 {
@@ -154,8 +154,8 @@ func TestCheckRequireTools(t *testing.T) {
 	}
 }
 
-// TestCheckMissingCommand: a command that does not exist fails to start.
-func TestCheckMissingCommand(t *testing.T) {
+// TestDoctorCheckMissingCommand: a command that does not exist fails to start.
+func TestDoctorCheckMissingCommand(t *testing.T) {
 	res := Check(context.Background(), Target{Command: filepath.Join(t.TempDir(), "nope"), Call: "x"})
 	if res.OK || res.Failure != FailStart || !errors.Is(res.Err, ErrStart) {
 		t.Fatalf("got %s: %v", res.Failure, res.Err)
@@ -165,9 +165,9 @@ func TestCheckMissingCommand(t *testing.T) {
 	}
 }
 
-// TestCheckTimeoutKillsGroup: a server that never answers (and started a
+// TestDoctorCheckTimeoutKillsGroup: a server that never answers (and started a
 // child of its own) times out; when Check returns, both are gone.
-func TestCheckTimeoutKillsGroup(t *testing.T) {
+func TestDoctorCheckTimeoutKillsGroup(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pids")
 	tg := fakeTarget(t, "hang", "FAKEMCP_PIDFILE="+pidfile)
 	tg.Timeout = time.Second
@@ -201,9 +201,9 @@ func TestCheckTimeoutKillsGroup(t *testing.T) {
 	}
 }
 
-// TestCheckLingeringServerKilled: a server that ignores the end of its
+// TestDoctorCheckLingeringServerKilled: a server that ignores the end of its
 // stdin is killed after CloseGrace, and the check still passes.
-func TestCheckLingeringServerKilled(t *testing.T) {
+func TestDoctorCheckLingeringServerKilled(t *testing.T) {
 	start := time.Now()
 	res := Check(context.Background(), fakeTarget(t, "linger"))
 	if !res.OK {
@@ -214,9 +214,9 @@ func TestCheckLingeringServerKilled(t *testing.T) {
 	}
 }
 
-// TestCheckCancelled: a cancelled context ends the check as interrupted,
+// TestDoctorCheckCancelled: a cancelled context ends the check as interrupted,
 // and the server is reaped.
-func TestCheckCancelled(t *testing.T) {
+func TestDoctorCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pidfile := filepath.Join(t.TempDir(), "pids")
 	go func() {

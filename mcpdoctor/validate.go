@@ -32,6 +32,7 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
+// String is "tool: message".
 func (p Problem) String() string { return p.Tool + ": " + p.Message }
 
 // Tool is a tool definition exactly as a server listed it, and the

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/thalix/tv/mcptools"
+	vaultmcp "github.com/thalix/tv/mcptools/vault"
 )
 
 const (
@@ -30,9 +32,9 @@ func toolWith(key, value string) json.RawMessage {
 	return b
 }
 
-// TestValidateTools: each defect of a tool definition is reported with the
+// TestDoctorValidateTools: each defect of a tool definition is reported with the
 // tool's name and a message that says what is wrong; a valid one passes.
-func TestValidateTools(t *testing.T) {
+func TestDoctorValidateTools(t *testing.T) {
 	cases := []struct {
 		name string
 		tool json.RawMessage
@@ -85,40 +87,53 @@ func TestValidateTools(t *testing.T) {
 	}
 }
 
-// TestValidateToolsDuplicate: a name listed twice is a problem of the
+// TestDoctorValidateToolsDuplicate: a name listed twice is a problem of the
 // second definition.
-func TestValidateToolsDuplicate(t *testing.T) {
+func TestDoctorValidateToolsDuplicate(t *testing.T) {
 	tools, problems := ValidateTools([]json.RawMessage{json.RawMessage(validTool), json.RawMessage(validTool)})
 	if len(tools) != 2 || len(problems) != 1 || problems[0].String() != "read_file: the name is listed more than once" {
 		t.Fatalf("got %v", problems)
 	}
 }
 
-// TestValidateLocalTools: every tool of `tv mcp local` passes, so the
-// doctor does not fail tv's own server.
-func TestValidateLocalTools(t *testing.T) {
-	var raws []json.RawMessage
+// TestDoctorValidateTVTools: every tool of `tv mcp local` and of
+// `tv mcp serve` (unscoped and scoped) passes, so the doctor does not fail
+// tv's own servers.
+func TestDoctorValidateTVTools(t *testing.T) {
+	sets := map[string][]mcp.Tool{}
 	for _, s := range mcptools.Tools() {
-		b, err := json.Marshal(s.MCPTool())
-		if err != nil {
-			t.Fatal(err)
+		sets["local"] = append(sets["local"], s.MCPTool())
+	}
+	for _, s := range vaultmcp.UnscopedTools() {
+		sets["serve"] = append(sets["serve"], vaultmcp.MCPTool(s))
+	}
+	for _, s := range vaultmcp.ScopedTools() {
+		sets["serve scoped"] = append(sets["serve scoped"], vaultmcp.MCPTool(s))
+	}
+	for name, set := range sets {
+		var raws []json.RawMessage
+		for _, tl := range set {
+			b, err := json.Marshal(tl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, b)
 		}
-		raws = append(raws, b)
-	}
-	tools, problems := ValidateTools(raws)
-	if len(problems) > 0 {
-		t.Fatalf("problems in tv's local tools: %v", problems)
-	}
-	for _, tl := range tools {
-		if tl.Output == nil {
-			t.Errorf("%s: output schema not compiled", tl.Name)
+		tools, problems := ValidateTools(raws)
+		if len(problems) > 0 || len(tools) == 0 {
+			t.Errorf("%s: %d tools, problems %v", name, len(tools), problems)
+		}
+		for _, tl := range tools {
+			if tl.Output == nil {
+				t.Errorf("%s: %s: output schema not compiled", name, tl.Name)
+			}
 		}
 	}
 }
 
-// TestValidateValue: a value is checked against a compiled schema, with a
+// TestDoctorValidateValue: a value is checked against a compiled schema, with a
 // message naming the member.
-func TestValidateValue(t *testing.T) {
+func TestDoctorValidateValue(t *testing.T) {
 	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +149,8 @@ func TestValidateValue(t *testing.T) {
 	}
 }
 
-// TestTimingsJSON: timings travel as milliseconds and come back.
-func TestTimingsJSON(t *testing.T) {
+// TestDoctorTimingsJSON: timings travel as milliseconds and come back.
+func TestDoctorTimingsJSON(t *testing.T) {
 	in := Timings{Initialize: 12345 * time.Microsecond, Call: 2 * time.Millisecond}
 	b, err := json.Marshal(in)
 	if err != nil || string(b) != `{"call_ms":2,"initialize_ms":12.3}` {
