@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/mcptools"
+	vaultmcp "github.com/thalix/tv/mcptools/vault"
 )
 
 // readmeSections are the generated parts of README.md: each sits between
@@ -13,6 +14,7 @@ import (
 // code generates now. UPDATE_README=1 rewrites them.
 var readmeSections = map[string]func() string{
 	"local-tools": func() string { return mcptools.ToolsMarkdown(mcptools.Tools()) },
+	"vault-tools": vaultmcp.ToolsMarkdown,
 }
 
 func TestReadmeGeneratedSections(t *testing.T) {
