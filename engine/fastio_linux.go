@@ -3,9 +3,15 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -130,7 +136,10 @@ func (f *newFile) close() error {
 }
 
 // dirLister lists one folder and lstats its entries relative to it.
-type dirLister struct{ f *os.File }
+type dirLister struct {
+	fd  int
+	abs string
+}
 
 // openDirLister opens folder abs; follow says whether a symlink there is
 // followed (only for the checkout's own root, as os.ReadDir would).
@@ -147,24 +156,123 @@ func openDirLister(abs string, follow bool) (*dirLister, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
-	// A blocking descriptor: os.NewFile does not register it with the
-	// poller (no fcntl/epoll round trips).
-	return &dirLister{f: os.NewFile(uintptr(fd), abs)}, nil
+	return &dirLister{fd: fd, abs: abs}, nil
 }
 
-func (l *dirLister) entries() ([]fs.DirEntry, error) { return l.f.ReadDir(-1) }
+// entries lists the folder sorted by name. It reads the raw directory
+// entries itself: names are cut from one string per read, not allocated
+// one by one as os.File.ReadDir does.
+func (l *dirLister) entries() ([]fs.DirEntry, error) {
+	bufp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bufp)
+	buf := *bufp
+	fd := l.fd
+	var ds []dirent
+	for {
+		var n int
+		err := ignoringEINTR(func() (err error) {
+			n, err = unix.Getdents(fd, buf)
+			return err
+		})
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdirent", Path: l.abs, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		names := string(buf[:n])
+		for off := 0; off < n; {
+			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
+			if off+19 > n {
+				break
+			}
+			ino := binary.NativeEndian.Uint64(buf[off:])
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+			typ := buf[off+18]
+			if reclen < 19 || off+reclen > n {
+				break
+			}
+			rec := buf[off+19 : off+reclen]
+			end := bytes.IndexByte(rec, 0)
+			if end < 0 {
+				end = len(rec)
+			}
+			name := names[off+19 : off+19+end]
+			off += reclen
+			if ino == 0 || name == "." || name == ".." {
+				continue
+			}
+			t, ok := direntType(typ)
+			if !ok { // the file system does not say: ask
+				var st unix.Stat_t
+				err := ignoringEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
+				if errors.Is(err, unix.ENOENT) {
+					continue // removed while listing
+				}
+				if err != nil {
+					return nil, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
+				}
+				t = fileModeOfStat(uint32(st.Mode)).Type()
+			}
+			ds = append(ds, dirent{name: name, typ: t, dir: l.abs})
+		}
+	}
+	slices.SortFunc(ds, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	out := make([]fs.DirEntry, len(ds))
+	for i := range ds {
+		out[i] = &ds[i]
+	}
+	return out, nil
+}
+
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// direntType maps a dirent d_type to a file type; ok is false for
+// DT_UNKNOWN.
+func direntType(t byte) (fs.FileMode, bool) {
+	switch t {
+	case unix.DT_REG:
+		return 0, true
+	case unix.DT_DIR:
+		return fs.ModeDir, true
+	case unix.DT_LNK:
+		return fs.ModeSymlink, true
+	case unix.DT_FIFO:
+		return fs.ModeNamedPipe, true
+	case unix.DT_SOCK:
+		return fs.ModeSocket, true
+	case unix.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice, true
+	case unix.DT_BLK:
+		return fs.ModeDevice, true
+	}
+	return 0, false
+}
+
+// dirent is one entry of a listing; it implements fs.DirEntry.
+type dirent struct {
+	name string
+	typ  fs.FileMode
+	dir  string // the folder's path, for Info
+}
+
+func (d *dirent) Name() string               { return d.name }
+func (d *dirent) IsDir() bool                { return d.typ.IsDir() }
+func (d *dirent) Type() fs.FileMode          { return d.typ }
+func (d *dirent) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(d.dir, d.name)) }
+func (d *dirent) String() string             { return fs.FormatDirEntry(d) }
 
 // lstat stats entry name of the folder without following a symlink.
 func (l *dirLister) lstat(name string) (fileStamp, error) {
 	var st unix.Stat_t
-	err := ignoringEINTR(func() error { return unix.Fstatat(int(l.f.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) })
+	err := ignoringEINTR(func() error { return unix.Fstatat(l.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
 	if err != nil {
-		return fileStamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.f.Name(), name), Err: err}
+		return fileStamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
 	}
 	return stampOfStat(&st), nil
 }
 
-func (l *dirLister) close() { l.f.Close() }
+func (l *dirLister) close() { unix.Close(l.fd) }
 
 // stampOfStat is stampOf for a raw stat: the same fields, the mode as
 // os.FileMode encodes it.

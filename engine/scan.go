@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -42,6 +41,7 @@ type snapshot struct {
 // tv's own metadata and any .git folder (a checkout may itself be kept in
 // git; .git is never part of a workspace).
 func scanCheckout(dir string) (*snapshot, error) {
+	dir = filepath.Clean(dir)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -99,9 +99,13 @@ func scanCheckout(dir string) (*snapshot, error) {
 }
 
 // readDirStat lists one folder and lstats its regular files, relative to
-// the open folder (one fstatat per file, no path walk).
+// the open folder (one fstatat per file, no path walk). Entries come
+// sorted by name.
 func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, subdirs []string, err error) {
-	abs := filepath.Join(dir, filepath.FromSlash(rel))
+	abs := dir // clean (scanCheckout)
+	if rel != "." {
+		abs = dir + string(filepath.Separator) + filepath.FromSlash(rel)
+	}
 	l, err := openDirLister(abs, rel == ".")
 	if err != nil {
 		return nil, nil, nil, err
@@ -112,14 +116,27 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 		return nil, nil, nil, err
 	}
 	entries = all[:0]
-	var store []diskFile // one allocation for the folder's files
 	prefix := ""
 	if rel != "." {
 		prefix = rel + "/"
 	}
+	// The slash paths of all entries, cut from one string.
+	var pb []byte
+	var nreg int
+	for _, e := range all {
+		pb = append(pb, prefix...)
+		pb = append(pb, e.Name()...)
+		if e.Type().IsRegular() {
+			nreg++
+		}
+	}
+	paths := string(pb)
+	store := make([]diskFile, 0, nreg) // one allocation for the folder's files
+	off := 0
 	for _, e := range all {
 		name := e.Name()
-		p := prefix + name
+		p := paths[off : off+len(prefix)+len(name)]
+		off += len(p)
 		if name == ".git" || (rel == "." && isReserved(p)) {
 			continue
 		}
@@ -135,15 +152,10 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if store == nil {
-				store = make([]diskFile, 0, len(all))
-			}
 			store = append(store, diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode))})
 			files = append(files, &store[len(store)-1])
 		}
 	}
-	// Sorted here, in parallel, so validation's listings need no sort.
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, files, subdirs, nil
 }
 

@@ -123,9 +123,13 @@ func (p *Plan) classify() {
 			p.Modified = append(p.Modified, PlanFile{Path: path, Size: f.stamp.Size, OldSize: mf.Size, Mode: modeText(f.mode)})
 		}
 	}
-	for _, mf := range p.manifest.Files {
-		if _, ok := p.disk.files[mf.Path]; !ok {
-			p.Deleted = append(p.Deleted, PlanFile{Path: mf.Path, OldSize: mf.Size})
+	// Every file on disk but the added ones is in the manifest: when as
+	// many are as the manifest has paths, none was deleted.
+	if len(p.disk.files)-len(p.Added) != len(p.byPath) || len(p.byPath) != len(p.manifest.Files) {
+		for _, mf := range p.manifest.Files {
+			if _, ok := p.disk.files[mf.Path]; !ok {
+				p.Deleted = append(p.Deleted, PlanFile{Path: mf.Path, OldSize: mf.Size})
+			}
 		}
 	}
 	// Folders appear or disappear only with added or deleted files.
