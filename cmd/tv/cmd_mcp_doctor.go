@@ -39,7 +39,7 @@ func (a *app) mcpDoctorCommand() *cli.Command {
 			"calls vault_whoami (serve; not for an entry scoped with --workspace/--stage, which must list at least one tool) or workspace_list (local), " +
 			"checks the structured result against the output schema, and reports timings. --timeout bounds each server's check. Every server process " +
 			"is terminated and reaped, on every path. Exit 0 when all is well, 1 with the reasons when any check failed. A host that has no tv entry is " +
-			"reported, not a failure. Nothing is changed.",
+			"reported, not a failure. No config file is edited (the servers it starts may create the vault on first use, like any tv command).",
 		UsageText: "tv mcp doctor [--server serve|local|all] [--name NAME]... [--timeout D] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "server", Value: "all", Usage: "which servers to check: serve, local or all"},
