@@ -181,6 +181,9 @@ func (l *dirLister) entries() ([]fs.DirEntry, error) {
 			break
 		}
 		names := string(buf[:n])
+		if ds == nil {
+			ds = make([]dirent, 0, n/24) // a name of a few bytes takes 24+
+		}
 		for off := 0; off < n; {
 			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
 			if off+19 > n {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // diskFile is a regular file found by a scan.
@@ -121,16 +122,19 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 		prefix = rel + "/"
 	}
 	// The slash paths of all entries, cut from one string.
-	var pb []byte
-	var nreg int
+	var size, nreg int
 	for _, e := range all {
-		pb = append(pb, prefix...)
-		pb = append(pb, e.Name()...)
+		size += len(prefix) + len(e.Name())
 		if e.Type().IsRegular() {
 			nreg++
 		}
 	}
-	paths := string(pb)
+	pb := make([]byte, 0, size)
+	for _, e := range all {
+		pb = append(pb, prefix...)
+		pb = append(pb, e.Name()...)
+	}
+	paths := unsafe.String(unsafe.SliceData(pb), len(pb)) // pb is not written again
 	store := make([]diskFile, 0, nreg) // one allocation for the folder's files
 	off := 0
 	for _, e := range all {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 
 	"github.com/thalix/tv/atomicfile"
 )
@@ -93,7 +94,7 @@ func (c *statCache) toManifest(paths []string) *Manifest {
 		hex.Encode(hexes[64*i:], e.sha256[:])
 		m.Files[i] = ManifestFile{Path: p, Version: e.id, Size: e.stamp.Size, Mode: modeText(e.mode)}
 	}
-	all := string(hexes)
+	all := unsafe.String(unsafe.SliceData(hexes), len(hexes)) // hexes is not written again
 	for i := range m.Files {
 		m.Files[i].SHA256 = all[64*i : 64*i+64]
 	}
@@ -112,10 +113,11 @@ func modeText(m FileMode) string {
 	return modeString(m)
 }
 
+// decodeStatCache decodes a cache file's bytes. The paths it returns are
+// cut from b itself (no copy, a handful of allocations for 10k+ entries),
+// so the caller must not modify b afterwards.
 func decodeStatCache(b []byte) (*statCache, error) {
-	// Paths are cut from one string holding the whole cache, so decoding
-	// 10k+ entries makes a handful of allocations, not 10k+.
-	d := &decoder{b: b, s: string(b)}
+	d := &decoder{b: b, s: unsafe.String(unsafe.SliceData(b), len(b))}
 	if string(d.take(len(statCacheMagic))) != statCacheMagic {
 		return nil, errors.New("bad magic")
 	}
