@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -324,3 +325,57 @@ func ignoringEINTR(fn func() error) error {
 		}
 	}
 }
+
+// openBeneath opens the regular file at slash path rel below d for
+// reading in one openat2 call that refuses any symlink component and any
+// escape from d. ok is false when the kernel has no openat2 (before
+// Linux 5.6, or filtered): the caller then opens through os.Root.
+func (d *dirHandle) openBeneath(rel string) (f *rawFile, ok bool, err error) {
+	how := unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	var fd int
+	err = ignoringEINTR(func() (err error) {
+		fd, err = unix.Openat2(d.fd, rel, &how)
+		return err
+	})
+	switch {
+	case err == unix.ENOSYS || err == unix.EPERM:
+		return nil, false, nil
+	case err != nil:
+		return nil, true, &fs.PathError{Op: "open", Path: rel, Err: err}
+	}
+	return &rawFile{fd: fd, name: rel}, true, nil
+}
+
+// rawFile is a file opened for reading by openBeneath.
+type rawFile struct {
+	fd   int
+	name string
+}
+
+func (f *rawFile) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(f.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (f *rawFile) stat() (fileStamp, error) {
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstat(f.fd, &st) }); err != nil {
+		return fileStamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: err}
+	}
+	return stampOfStat(&st), nil
+}
+
+func (f *rawFile) Close() error { return unix.Close(f.fd) }

@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,3 +90,14 @@ func (l *dirLister) lstat(name string) (fileStamp, error) {
 }
 
 func (l *dirLister) close() {}
+
+// openBeneath is not available here: callers open through os.Root.
+func (d *dirHandle) openBeneath(rel string) (f *rawFile, ok bool, err error) {
+	return nil, false, nil
+}
+
+type rawFile struct{}
+
+func (f *rawFile) Read(p []byte) (int, error) { return 0, io.EOF }
+func (f *rawFile) stat() (fileStamp, error)   { return fileStamp{}, nil }
+func (f *rawFile) Close() error               { return nil }

@@ -34,6 +34,7 @@ type diskFile struct {
 // listings from the scan and opens files without following symlinks.
 type snapshot struct {
 	root  *os.Root
+	fast  *dirHandle // root's folder for one-call opens (openBeneath); may be nil
 	files map[string]*diskFile
 	dirs  map[string][]fs.DirEntry // by slash path, "." for the root
 }
@@ -48,6 +49,9 @@ func scanCheckout(dir string) (*snapshot, error) {
 		return nil, err
 	}
 	s := &snapshot{root: root, dirs: map[string][]fs.DirEntry{}}
+	if d, err := openRootDir(root); err == nil {
+		s.fast = d
+	}
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
@@ -87,7 +91,7 @@ func scanCheckout(dir string) (*snapshot, error) {
 	visit(".")
 	wg.Wait()
 	if firstErr != nil {
-		root.Close()
+		s.close()
 		return nil, firstErr
 	}
 	s.files = make(map[string]*diskFile, nfiles)
@@ -163,7 +167,12 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 	return entries, files, subdirs, nil
 }
 
-func (s *snapshot) close() { s.root.Close() }
+func (s *snapshot) close() {
+	if s.fast != nil {
+		s.fast.close()
+	}
+	s.root.Close()
+}
 
 // hashFiles computes git blob ids and sha256 of the given files in
 // parallel, reading each through the root without following symlinks.
@@ -200,34 +209,60 @@ func (s *snapshot) hashFiles(files []*diskFile) error {
 }
 
 func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
-	fh, err := s.root.OpenFile(filepath.FromSlash(f.path), os.O_RDONLY|noFollow, 0)
+	fh, st, err := s.openRead(f.path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.path, err)
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
+	if !fs.FileMode(st.Mode).IsRegular() {
 		return fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, f.path)
 	}
-	if fi.Size() > MaxFileBytes {
-		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte (%d MiB) per-file limit", ErrRefused, f.path, fi.Size(), MaxFileBytes, MaxFileBytes>>20)
+	if st.Size > MaxFileBytes {
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte (%d MiB) per-file limit", ErrRefused, f.path, st.Size, MaxFileBytes, MaxFileBytes>>20)
 	}
-	f.stamp = stampOf(fi)
-	h1, h2 := blobHasher(fi.Size()), sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(h1, h2), io.LimitReader(fh, fi.Size()+1), buf)
+	f.stamp = st
+	h1, h2 := blobHasher(st.Size), sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(h1, h2), io.LimitReader(fh, st.Size+1), buf)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.path, err)
 	}
-	if n != fi.Size() {
+	if n != st.Size {
 		return fmt.Errorf("%w: %s changed size while it was read; run again", ErrConflict, f.path)
 	}
-	copy(f.id[:], h1.Sum(nil))
-	copy(f.sha256[:], h2.Sum(nil))
+	h1.Sum(f.id[:0])
+	h2.Sum(f.sha256[:0])
 	f.hashed = true
 	return nil
+}
+
+// openRead opens the file at slash path p for reading, never following a
+// symlink, and stats it: in one openat2 where the kernel has it, else
+// through the root.
+func (s *snapshot) openRead(p string) (io.ReadCloser, fileStamp, error) {
+	if s.fast != nil {
+		rf, ok, err := s.fast.openBeneath(p)
+		if ok {
+			if err != nil {
+				return nil, fileStamp{}, err
+			}
+			st, err := rf.stat()
+			if err != nil {
+				rf.Close()
+				return nil, fileStamp{}, err
+			}
+			return rf, st, nil
+		}
+	}
+	fh, err := s.root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, fileStamp{}, err
+	}
+	fi, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, fileStamp{}, err
+	}
+	return fh, stampOf(fi), nil
 }
 
 // blobHasher returns a SHA-1 primed with git's blob header.
