@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -199,37 +197,43 @@ func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) err
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	var scratch [8]byte
-	u32 := func(v uint32) { binary.LittleEndian.PutUint32(scratch[:4], v); w.Write(scratch[:4]) }
-	u64 := func(v uint64) { binary.LittleEndian.PutUint64(scratch[:], v); w.Write(scratch[:]) }
-	str := func(s string) {
-		binary.LittleEndian.PutUint16(scratch[:2], uint16(len(s)))
-		w.Write(scratch[:2])
-		w.WriteString(s)
+	const entryBytes = 2 + 28 + 20 + 32 + 4 // without the path
+	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + len(entries)*entryBytes
+	for _, f := range m.Scope {
+		size += 2 + len(f)
 	}
-	stamp := func(s fileStamp) { u64(uint64(s.Size)); u64(uint64(s.Mtime)); u64(s.Ino); u32(s.Mode) }
-	w.WriteString(statCacheMagic)
+	for p := range entries {
+		size += len(p)
+	}
+	b := make([]byte, 0, size) // one allocation, no copies
+	le := binary.LittleEndian
+	str := func(s string) {
+		b = le.AppendUint16(b, uint16(len(s)))
+		b = append(b, s...)
+	}
+	stamp := func(s fileStamp) {
+		b = le.AppendUint64(b, uint64(s.Size))
+		b = le.AppendUint64(b, uint64(s.Mtime))
+		b = le.AppendUint64(b, s.Ino)
+		b = le.AppendUint32(b, s.Mode)
+	}
+	b = append(b, statCacheMagic...)
 	stamp(stampOf(mfi))
 	str(m.VaultID)
 	str(m.WorkspaceID)
 	str(m.WorkspaceName)
-	u32(uint32(len(m.Scope)))
+	b = le.AppendUint32(b, uint32(len(m.Scope)))
 	for _, f := range m.Scope {
 		str(f)
 	}
-	w.Write(m.Baseline[:])
-	u32(uint32(len(entries)))
+	b = append(b, m.Baseline[:]...)
+	b = le.AppendUint32(b, uint32(len(entries)))
 	for p, e := range entries {
 		str(p)
 		stamp(e.stamp)
-		w.Write(e.id[:])
-		w.Write(e.sha256[:])
-		u32(uint32(e.mode))
+		b = append(b, e.id[:]...)
+		b = append(b, e.sha256[:]...)
+		b = le.AppendUint32(b, uint32(e.mode))
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, StatCacheName), buf.Bytes(), 0o644)
+	return atomicfile.Write(filepath.Join(dir, StatCacheName), b, 0o644)
 }
