@@ -287,6 +287,14 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 	if _, ok := f.s.files[name]; !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
+	if f.s.fast != nil {
+		if rf, ok, err := f.s.fast.openBeneath(name); ok {
+			if err != nil {
+				return nil, err
+			}
+			return rf.osFile(filepath.FromSlash(name)), nil
+		}
+	}
 	return f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow, 0)
 }
 
