@@ -180,11 +180,19 @@ func (p *Plan) saveCache() error {
 
 func (p *Plan) cacheEntries() map[string]*cacheEntry {
 	entries := make(map[string]*cacheEntry, len(p.manifest.Files))
+	all := make([]cacheEntry, len(p.manifest.Files)) // one allocation
 	for i := range p.manifest.Files {
 		mf := &p.manifest.Files[i]
 		mode, _ := parseMode(mf.Mode)
-		ce := &cacheEntry{id: mf.Version, mode: mode, stamp: fileStamp{Size: mf.Size}}
-		hex.Decode(ce.sha256[:], []byte(mf.SHA256))
+		ce := &all[i]
+		*ce = cacheEntry{id: mf.Version, mode: mode, stamp: fileStamp{Size: mf.Size}}
+		if len(mf.SHA256) == 2*len(ce.sha256) {
+			var text [64]byte // on the stack: no allocation per file
+			copy(text[:], mf.SHA256)
+			hex.Decode(ce.sha256[:], text[:])
+		} else {
+			hex.Decode(ce.sha256[:], []byte(mf.SHA256))
+		}
 		if f, ok := p.disk.files[mf.Path]; ok && f.id == mf.Version && f.mode == mode {
 			ce.stamp = f.stamp
 		}
