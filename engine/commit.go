@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,6 +56,13 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 // baseline *ConflictError; either way the vault is unchanged. On success
 // the manifest is rewritten, atomically, to the new baseline.
 func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult, error) {
+	return e.CommitWorkspace(ctx, "", dir, reason)
+}
+
+// CommitWorkspace is Commit for a caller bound to one workspace: when
+// workspaceID is not "", a checkout of any other workspace is refused
+// before anything is written.
+func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason string) (*CommitResult, error) {
 	if err := ValidateReason(reason); err != nil {
 		return nil, err
 	}
@@ -70,7 +78,10 @@ func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult,
 	if p.VaultID != e.vault.ID() {
 		return nil, fmt.Errorf("%w: %s is a checkout of vault %s, but tv is using vault %s (set TV_VAULT to the vault it came from)", ErrUsage, dir, p.VaultID, e.vault.ID())
 	}
-	if err := e.requireWrite(ctx, p); err != nil {
+	if workspaceID != "" && p.WorkspaceID != workspaceID {
+		return nil, fmt.Errorf("%w: %s is a checkout of workspace %s, not %s", ErrUsage, dir, p.WorkspaceID, workspaceID)
+	}
+	if _, err := e.requireWrite(ctx, p); err != nil {
 		return nil, err
 	}
 	if !p.Valid {
@@ -89,7 +100,7 @@ func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult,
 		}
 		version, changes, err := e.commitOnce(ctx, p, sig, reason, head)
 		if errors.Is(err, ErrRefStale) && attempt < MaxCommitRetries {
-			continue // the head moved under us: check again against the new head
+			continue // the head or the grants moved under us: check again
 		}
 		if err != nil {
 			return nil, err
@@ -114,19 +125,24 @@ func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult,
 
 // commitOnce tries one compare-and-swap from head. It returns the new
 // version (zero when every change is already upstream) and the changes.
+//
+// Every changed path is checked against head, even when head is the
+// baseline: after a commit applied on top of a moved head, the manifest's
+// per-file versions (not the baseline) say what this checkout last saw.
+// The live grants are re-checked and bound to the same ref transaction, so
+// a permission change during the commit leaves the vault unchanged.
 func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason string, head Hash) (Hash, []change, error) {
+	accessVersion, err := e.requireWrite(ctx, p)
+	if err != nil {
+		return ZeroHash, nil, err
+	}
 	hc, err := e.vault.ReadCommit(ctx, head)
 	if err != nil {
 		return ZeroHash, nil, err
 	}
-	changes := p.changes()
-	if head != p.Baseline {
-		if changes, err = e.checkUpstream(ctx, p, hc.Tree, changes); err != nil {
-			return ZeroHash, nil, err
-		}
-		if len(changes) == 0 {
-			return ZeroHash, nil, nil
-		}
+	changes, err := e.checkUpstream(ctx, p, hc.Tree, p.changes())
+	if err != nil || len(changes) == 0 {
+		return ZeroHash, nil, err
 	}
 	w, err := e.vault.NewObjectWriter(ctx)
 	if err != nil {
@@ -143,7 +159,12 @@ func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason 
 	if tree == hc.Tree {
 		return ZeroHash, nil, nil
 	}
-	msg := commitMessage(reason, trailerKind, string(KindWorkspace), trailerID, p.WorkspaceID, trailerName, p.WorkspaceName)
+	// Identity comes from the vault, never from the (editable) manifest.
+	t := parseTrailers(hc.Message)
+	if t[trailerID] != p.WorkspaceID || ValidateName(t[trailerName]) != nil {
+		return ZeroHash, nil, fmt.Errorf("head %s of workspace %s does not carry its identity trailers", head.Short(), p.WorkspaceID)
+	}
+	msg := commitMessage(reason, trailerKind, string(KindWorkspace), trailerID, p.WorkspaceID, trailerName, t[trailerName])
 	id, err := w.WriteCommit(&Commit{Tree: tree, Parents: []Hash{head}, Author: sig, Committer: sig, Message: msg})
 	if err != nil {
 		return ZeroHash, nil, err
@@ -151,7 +172,9 @@ func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason 
 	if err := w.Finish(); err != nil {
 		return ZeroHash, nil, err
 	}
-	if err := e.vault.UpdateRefs(ctx, RefUpdate{Name: WorkspaceRefPrefix + p.WorkspaceID, Old: head, New: id}); err != nil {
+	if err := e.vault.UpdateRefs(ctx,
+		RefUpdate{Name: WorkspaceRefPrefix + p.WorkspaceID, Old: head, New: id},
+		RefUpdate{Name: AccessRef, Old: accessVersion, Verify: true}); err != nil {
 		return ZeroHash, nil, err
 	}
 	return id, changes, nil
@@ -218,8 +241,11 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 		}
 		id, err := w.WriteBlob(fh, f.stamp.Size)
 		fh.Close()
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrUsage) {
+			return fmt.Errorf("%w: %s changed size while committing (%v); run the commit again", ErrConflict, c.Path, err)
+		}
 		if err != nil {
-			return fmt.Errorf("%w: %s changed while committing (%v); run the commit again", ErrConflict, c.Path, err)
+			return fmt.Errorf("write %s into the vault: %w", c.Path, err)
 		}
 		if id != c.ID {
 			return fmt.Errorf("%w: %s changed while committing; run the commit again", ErrConflict, c.Path)
@@ -275,11 +301,11 @@ func (p *Plan) rebase(version Hash) error {
 }
 
 // requireWrite checks, against the live grants, that the actor may write
-// every path the plan changes.
-func (e *Engine) requireWrite(ctx context.Context, p *Plan) error {
+// every path the plan changes, and returns the grants' version.
+func (e *Engine) requireWrite(ctx context.Context, p *Plan) (Hash, error) {
 	a, err := e.loadAccess(ctx)
 	if err != nil {
-		return err
+		return ZeroHash, err
 	}
 	var denied *DeniedError
 	for _, c := range p.changes() {
@@ -287,7 +313,7 @@ func (e *Engine) requireWrite(ctx context.Context, p *Plan) error {
 		var d *DeniedError
 		if !errors.As(err, &d) {
 			if err != nil {
-				return err
+				return ZeroHash, err
 			}
 			continue
 		}
@@ -298,7 +324,7 @@ func (e *Engine) requireWrite(ctx context.Context, p *Plan) error {
 		denied.Paths = append(denied.Paths, c.Path)
 	}
 	if denied != nil {
-		return denied
+		return ZeroHash, denied
 	}
-	return nil
+	return a.version, nil
 }

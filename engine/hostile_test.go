@@ -163,6 +163,9 @@ func TestHostileImports(t *testing.T) {
 			}
 			return withStarter(t, es...)
 		}, "in total"},
+		{"reserved folder", func(t *testing.T) string {
+			return withStarter(t, zipEntry{name: ".thalix-workspace.json/x", data: []byte("x")})
+		}, "reserved for tv's checkout metadata"},
 		{"too deep", func(t *testing.T) string { return withStarter(t, zipEntry{name: deep, data: []byte("x")}) }, "deeper than"},
 		{"path too long", func(t *testing.T) string { return withStarter(t, zipEntry{name: long, data: []byte("x")}) }, "longer than"},
 		{"too many files", func(t *testing.T) string {
@@ -207,6 +210,7 @@ func TestHostileImports(t *testing.T) {
 		}, "device"},
 		{"git folder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, ".git", "config"), "[core]\n") }, ".git folder"},
 		{"nested git folder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "sub", ".git", "HEAD"), "x\n") }, "'.git' component"},
+		{"reserved folder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, ".thalix-workspace.cache", "x"), "x") }, "reserved"},
 		{"case duplicate", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "Notes.md"), "1")
 			write(t, filepath.Join(dir, "notes.md"), "2")

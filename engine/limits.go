@@ -62,6 +62,10 @@ const (
 	MaxLogLimit = 10_000
 )
 
+// MaxManifestBytes bounds the manifest a checkout may hold (room for
+// MaxImportFiles entries).
+const MaxManifestBytes = 64 << 20 // 64 MiB
+
 // Access limits.
 const (
 	// MaxGrants bounds the grants a vault holds.

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"strconv"
 
 	"github.com/thalix/tv/atomicfile"
@@ -54,7 +56,7 @@ func parseMode(s string) (FileMode, error) {
 // ReadManifest reads the manifest of checkout dir. A directory without one
 // yields ErrNotFound with advice; a damaged one ErrRefused.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	b, err := readRegular(filepath.Join(dir, ManifestName), MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
 	}
@@ -65,8 +67,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%w: %s in %s is damaged (%v); check out again", ErrRefused, ManifestName, dir, err)
 	}
-	if m.Format != ManifestFormat || m.WorkspaceID == "" || m.Baseline.IsZero() {
-		return nil, fmt.Errorf("%w: %s in %s has format %d or lacks identity; check out again with this tv", ErrRefused, ManifestName, dir, m.Format)
+	if err := m.checkIdentity(); err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", ManifestName, dir, err)
 	}
 	for _, f := range m.Files {
 		if err := CheckPath(f.Path); err != nil {
@@ -86,4 +88,47 @@ func writeManifest(dir string, m *Manifest) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+}
+
+// checkIdentity validates the manifest's identity fields, which a user or
+// agent may have edited: they must name a workspace by id and name, never
+// carry text that could reach a commit message.
+func (m *Manifest) checkIdentity() error {
+	switch {
+	case m.Format != ManifestFormat:
+		return fmt.Errorf("%w: format %d is not %d; check out again with this tv", ErrRefused, m.Format, ManifestFormat)
+	case !isID(m.WorkspaceID) || !strings.HasPrefix(m.WorkspaceID, idPrefix(KindWorkspace)):
+		return fmt.Errorf("%w: workspace_id %q is not a workspace id; check out again", ErrRefused, m.WorkspaceID)
+	case ValidateName(m.WorkspaceName) != nil:
+		return fmt.Errorf("%w: workspace_name %q is not a valid name; check out again", ErrRefused, m.WorkspaceName)
+	case m.Baseline.IsZero():
+		return fmt.Errorf("%w: no baseline version; check out again", ErrRefused)
+	}
+	for _, f := range m.Scope {
+		if err := CheckPath(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRegular reads a regular file of at most max bytes without following
+// a symlink or blocking on a FIFO.
+func readRegular(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over %d", ErrRefused, path, fi.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
 }

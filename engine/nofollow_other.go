@@ -2,5 +2,8 @@
 
 package engine
 
-// noFollow is not available; callers Lstat first.
-const noFollow = 0
+// noFollow and nonBlock are not available; callers Lstat first.
+const (
+	noFollow = 0
+	nonBlock = 0
+)

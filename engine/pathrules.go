@@ -14,9 +14,11 @@ const (
 	StatCacheName = ".thalix-workspace.cache"
 )
 
-// isReserved reports whether a slash path is tv's own checkout metadata.
+// isReserved reports whether a slash path at the checkout root is tv's own
+// metadata: the manifest, the stat cache, and their temporary files
+// (".thalix-workspace.*" and "..thalix-workspace.*").
 func isReserved(p string) bool {
-	return p == ManifestName || p == StatCacheName || strings.HasPrefix(p, ManifestName+".") || strings.HasPrefix(p, "."+ManifestName)
+	return strings.HasPrefix(p, ".thalix-workspace.") || strings.HasPrefix(p, "..thalix-workspace.")
 }
 
 // CheckPath validates a slash-separated workspace path by the safe input

@@ -42,6 +42,9 @@ func newInventory() *inventory {
 }
 
 func (inv *inventory) addDir(p string) error {
+	if err := checkNotReserved(p); err != nil {
+		return err
+	}
 	if err := CheckPath(p); err != nil {
 		return err
 	}
@@ -54,6 +57,9 @@ func (inv *inventory) addDir(p string) error {
 
 func (inv *inventory) addFile(f sourceFile) error {
 	p := f.path
+	if err := checkNotReserved(p); err != nil {
+		return err
+	}
 	if err := CheckPath(p); err != nil {
 		return err
 	}
@@ -160,8 +166,8 @@ func inventoryFS(fsys fs.FS, opener func(p string, info fs.FileInfo) func() (io.
 		if d.IsDir() && p == ".git" {
 			return errGitFolder
 		}
-		if isReserved(p) {
-			return nil
+		if isReserved(p) && !d.IsDir() {
+			return nil // a checkout's own metadata is not content
 		}
 		switch t := d.Type(); {
 		case t&fs.ModeSymlink != 0:
@@ -300,8 +306,8 @@ func addZipEntry(inv *inventory, zf *zip.File) error {
 		return inv.addDir(strings.TrimSuffix(name, "/"))
 	}
 	p := name
-	if isReserved(p) {
-		return nil
+	if isReserved(p) && !strings.Contains(p, "/") {
+		return nil // a checkout's own metadata is not content
 	}
 	if mode&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%w: zip entry %q is a symlink; tv stores no symlinks", ErrRefused, p)
@@ -366,3 +372,13 @@ func (r *exactReader) Read(p []byte) (int, error) {
 }
 
 func (r *exactReader) Close() error { return r.rc.Close() }
+
+// checkNotReserved refuses a folder named like tv's checkout metadata, and
+// anything inside one: a checkout could never hold it. (Root-level
+// metadata files are skipped before they get here.)
+func checkNotReserved(p string) error {
+	if first, _, _ := strings.Cut(p, "/"); isReserved(first) {
+		return fmt.Errorf("%w: %q: the name %q is reserved for tv's checkout metadata", ErrRefused, p, first)
+	}
+	return nil
+}

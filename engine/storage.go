@@ -29,10 +29,14 @@ type Ref struct {
 //   - Old is the value the caller read. ZeroHash means "must not exist"
 //     (create-if-absent).
 //   - New is the value to store. ZeroHash means "delete".
+//   - Verify makes the step a check only: Old must hold (under the ref's
+//     lock, like every step) and the ref keeps its value; New is ignored.
+//     It binds a transaction to a ref it reads but does not change.
 type RefUpdate struct {
-	Name string
-	Old  Hash
-	New  Hash
+	Name   string
+	Old    Hash
+	New    Hash
+	Verify bool
 }
 
 // Refs reads and atomically updates references.

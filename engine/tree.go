@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,6 +137,11 @@ func applyChanges(ctx context.Context, o Objects, w ObjectWriter, base Hash, cha
 
 // applyDir applies changes (paths relative to this dir, starting at byte
 // offset off) to tree dir and returns its new id, or ZeroHash when empty.
+// Folder contents change before the entries of this folder, so a folder
+// replaced by a file (or a file by a folder) ends as the change says. A
+// change that would silently swallow an upstream entry — a file where
+// upstream has a non-empty folder, a path below an upstream file the
+// change does not delete — is a *ConflictError.
 func applyDir(ctx context.Context, o Objects, w ObjectWriter, dir Hash, changes []change, off int) (Hash, error) {
 	entries := map[string]TreeEntry{}
 	if !dir.IsZero() {
@@ -149,32 +154,32 @@ func applyDir(ctx context.Context, o Objects, w ObjectWriter, dir Hash, changes 
 		}
 	}
 	sub := map[string][]change{}
+	leaves := map[string]change{}
 	for _, c := range changes {
-		rest := c.Path[off:]
-		name, _, nested := strings.Cut(rest, "/")
+		name, _, nested := strings.Cut(c.Path[off:], "/")
 		if nested {
 			sub[name] = append(sub[name], c)
-			continue
+		} else {
+			leaves[name] = c
 		}
-		if c.Delete {
-			if en, ok := entries[name]; ok && en.Mode != ModeDir {
-				delete(entries, name)
-			}
-			continue
-		}
-		entries[name] = TreeEntry{Name: name, Mode: c.Mode, ID: c.ID}
 	}
-	names := make([]string, 0, len(sub))
-	for name := range sub {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	var conflicts []string
+	for _, name := range sortedKeys(sub) {
 		base := ZeroHash
-		if en, ok := entries[name]; ok && en.Mode == ModeDir {
-			base = en.ID
+		if en, ok := entries[name]; ok {
+			if en.Mode == ModeDir {
+				base = en.ID
+			} else if leaf, ok := leaves[name]; !ok || !leaf.Delete {
+				conflicts = append(conflicts, sub[name][0].Path[:off+len(name)])
+				continue
+			}
 		}
 		id, err := applyDir(ctx, o, w, base, sub[name], off+len(name)+1)
+		var ce *ConflictError
+		if errors.As(err, &ce) {
+			conflicts = append(conflicts, ce.Paths...)
+			continue
+		}
 		if err != nil {
 			return ZeroHash, err
 		}
@@ -183,6 +188,23 @@ func applyDir(ctx context.Context, o Objects, w ObjectWriter, dir Hash, changes 
 			continue
 		}
 		entries[name] = TreeEntry{Name: name, Mode: ModeDir, ID: id}
+	}
+	for _, name := range sortedKeys(leaves) {
+		c := leaves[name]
+		en, ok := entries[name]
+		switch {
+		case c.Delete && ok && en.Mode != ModeDir:
+			delete(entries, name)
+		case c.Delete:
+			// already absent, or a folder now: nothing of ours to delete
+		case ok && en.Mode == ModeDir:
+			conflicts = append(conflicts, c.Path)
+		default:
+			entries[name] = TreeEntry{Name: name, Mode: c.Mode, ID: c.ID}
+		}
+	}
+	if len(conflicts) > 0 {
+		return ZeroHash, &ConflictError{Paths: conflicts}
 	}
 	if len(entries) == 0 {
 		return ZeroHash, nil

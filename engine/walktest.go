@@ -89,6 +89,9 @@ func planCheckout(ctx context.Context, dir string) (*Plan, error) {
 	if len(m.Scope) > 0 {
 		p.Findings = scopedFindings(p.Findings, m.Scope)
 	}
+	if pf := p.pathFindings(); len(pf) > 0 {
+		p.Findings = sortFindings(append(p.Findings, pf...))
+	}
 	p.Valid = !icm.HasErrors(p.Findings)
 	if cache == nil || p.refreshed {
 		_ = p.saveCache() // an accelerator only; a failure costs speed, not truth

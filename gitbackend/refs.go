@@ -233,7 +233,7 @@ func (v *Vault) UpdateRefs(ctx context.Context, updates ...engine.RefUpdate) err
 	}
 	// Like git update-ref: never point a ref at an object the vault lacks.
 	for _, u := range ups {
-		if !u.New.IsZero() && !v.objectExists(u.New) {
+		if !u.Verify && !u.New.IsZero() && !v.objectExists(u.New) {
 			return fmt.Errorf("%w: cannot point %s at %s: the vault has no such object (write it with a finished ObjectWriter first)",
 				engine.ErrObjectNotFound, u.Name, u.New)
 		}
@@ -305,6 +305,9 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		if err := checkOld(l.u, cur, exists); err != nil {
 			return err
 		}
+		if l.u.Verify {
+			continue
+		}
 		if l.u.Old.IsZero() && !l.u.New.IsZero() {
 			if err := v.checkNoDirConflict(l.u.Name, packed); err != nil {
 				return err
@@ -316,7 +319,7 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 	}
 	// 3. Write and fsync the new values into the lock files.
 	for _, l := range locks {
-		if l.u.New.IsZero() {
+		if l.u.New.IsZero() || l.u.Verify {
 			continue
 		}
 		if _, err := l.f.WriteString(l.u.New.String() + "\n"); err != nil {
@@ -345,6 +348,11 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		if l.f != nil {
 			l.f.Close()
 			l.f = nil
+		}
+		if l.u.Verify {
+			os.Remove(l.lockPath)
+			l.done = true
+			continue
 		}
 		if l.u.New.IsZero() {
 			if err := os.Remove(l.refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -573,7 +581,7 @@ func (v *Vault) memUpdateRefs(ups []engine.RefUpdate) error {
 		if err := checkOld(u, cur, exists); err != nil {
 			return err
 		}
-		if u.Old.IsZero() && !u.New.IsZero() {
+		if u.Old.IsZero() && !u.New.IsZero() && !u.Verify {
 			for n := range refs {
 				if strings.HasPrefix(string(n), u.Name+"/") || strings.HasPrefix(u.Name, string(n)+"/") {
 					return fmt.Errorf("%w: cannot create ref %s: ref %s exists", engine.ErrConflict, u.Name, n)
@@ -583,6 +591,9 @@ func (v *Vault) memUpdateRefs(ups []engine.RefUpdate) error {
 	}
 	for _, u := range ups {
 		n := plumbing.ReferenceName(u.Name)
+		if u.Verify {
+			continue
+		}
 		if u.New.IsZero() {
 			delete(refs, n)
 		} else {

@@ -109,6 +109,28 @@ func TestRefTransactions(t *testing.T) {
 			wantRef(t, v, refB, c3)
 			wantRef(t, v, refC, c2)
 		}},
+		{"verify steps check without writing", false, func(t *testing.T, v *Vault, c1, c2, c3 engine.Hash) {
+			mustUpdate(t, v, engine.RefUpdate{Name: refA, New: c1}, engine.RefUpdate{Name: refB, New: c1})
+			// A stale verify stops the whole transaction.
+			err := v.UpdateRefs(ctx,
+				engine.RefUpdate{Name: refA, Old: c1, New: c2},
+				engine.RefUpdate{Name: refB, Old: c2, Verify: true})
+			if !errors.Is(err, engine.ErrRefStale) || !strings.Contains(err.Error(), refB) {
+				t.Fatalf("stale verify: %v", err)
+			}
+			wantRef(t, v, refA, c1)
+			// A verify of an absent ref expects it absent; New is ignored.
+			mustUpdate(t, v,
+				engine.RefUpdate{Name: refA, Old: c1, New: c2},
+				engine.RefUpdate{Name: refB, Old: c1, New: c3, Verify: true},
+				engine.RefUpdate{Name: refC, Verify: true})
+			wantRef(t, v, refA, c2)
+			wantRef(t, v, refB, c1)
+			wantRef(t, v, refC, engine.ZeroHash)
+			if _, err := os.Stat(filepath.Join(v.Path(), refB+".lock")); v.Path() != "" && err == nil {
+				t.Fatal("verify left its lock file")
+			}
+		}},
 		{"delete a loose ref", false, func(t *testing.T, v *Vault, c1, c2, _ engine.Hash) {
 			mustUpdate(t, v, engine.RefUpdate{Name: refA, New: c1}, engine.RefUpdate{Name: refB, New: c1})
 			if err := v.UpdateRefs(ctx, engine.RefUpdate{Name: refA, Old: c2}); !errors.Is(err, engine.ErrRefStale) {

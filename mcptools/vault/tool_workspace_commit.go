@@ -48,7 +48,7 @@ func (s *Server) commit(ctx context.Context, raw json.RawMessage) (*Repository, 
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := s.eng.Commit(ctx, dir, a.Reason)
+	res, err := s.eng.CommitWorkspace(ctx, s.ws.ID, dir, a.Reason)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/thalix/tv/icm"
+)
+
+// RulePathRules is the finding rule for a checkout path that breaks the
+// safe-input rules (the same rules import applies): a commit would store a
+// path that no checkout could write back.
+const RulePathRules = "path-rules"
+
+// pathFindings checks the checkout's files against the safe-input rules
+// and limits: every added path, case-fold collisions across all files, and
+// the file and byte totals.
+func (p *Plan) pathFindings() []icm.Finding {
+	var out []icm.Finding
+	add := func(path, msg string) {
+		out = append(out, icm.Finding{Rule: RulePathRules, Severity: icm.SeverityError, Path: path, Message: msg})
+	}
+	for _, f := range p.Added {
+		if err := CheckPath(f.Path); err != nil {
+			add(f.Path, ruleText(err))
+		}
+	}
+	fold := foldSet{}
+	var total int64
+	for _, path := range sortedKeys(p.disk.files) {
+		if err := fold.add(path); err != nil {
+			add(path, ruleText(err))
+		}
+		total += p.disk.files[path].stamp.Size
+	}
+	if n := len(p.disk.files); n > MaxImportFiles {
+		add("", fmt.Sprintf("%d files, over the %d-file limit", n, MaxImportFiles))
+	}
+	if total > MaxImportBytes {
+		add("", fmt.Sprintf("%d bytes in total, over the %d-byte (%d GiB) limit", total, int64(MaxImportBytes), MaxImportBytes>>30))
+	}
+	return out
+}
+
+// ruleText is a refusal's message without its kind prefix.
+func ruleText(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
+}
+
+// sortFindings orders findings by path, line and rule, as icm does.
+func sortFindings(fs []icm.Finding) []icm.Finding {
+	slices.SortStableFunc(fs, func(a, b icm.Finding) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
+	})
+	return fs
+}
+
