@@ -3,8 +3,8 @@ package engine_test
 import (
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -56,4 +56,3 @@ func sortFindings(fs []icm.Finding) []icm.Finding {
 	})
 	return fs
 }
-
