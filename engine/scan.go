@@ -139,7 +139,7 @@ func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, sub
 		pb = append(pb, e.Name()...)
 	}
 	paths := unsafe.String(unsafe.SliceData(pb), len(pb)) // pb is not written again
-	store := make([]diskFile, 0, nreg) // one allocation for the folder's files
+	store := make([]diskFile, 0, nreg)                    // one allocation for the folder's files
 	off := 0
 	for _, e := range all {
 		name := e.Name()
