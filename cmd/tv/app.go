@@ -40,14 +40,14 @@ func (e actionError) Unwrap() error { return e.err }
 // Run executes tv with args (args[0] is the program name) and returns the
 // process exit code.
 func Run(ctx context.Context, args []string, stdio *IO) int {
-	a := &app{io: stdio}
+	a := &app{io: stdio, json: wantsJSON(args[1:])}
 	root := a.rootCommand()
 	err := root.Run(ctx, args)
 	if err == nil {
 		return ExitOK
 	}
 	var ae actionError
-	if !errors.As(err, &ae) {
+	if !errors.As(err, &ae) && !errors.Is(err, errUsage) {
 		err = fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return a.fail(err)
