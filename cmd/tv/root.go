@@ -20,7 +20,7 @@ func (a *app) rootCommand() *cli.Command {
 		ErrWriter: a.io.Stderr,
 		Flags:     []cli.Flag{jsonFlag},
 		// Errors are reported by Run, once, with the project's exit codes.
-		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		ExitErrHandler:  func(context.Context, *cli.Command, error) {},
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			a.loginCommand(),
