@@ -11,10 +11,20 @@
 //   - Envelope, Success and Failure: every successful result carries
 //     structured content {captured_at, workspace, data} plus a text
 //     rendering; domain failures are isError results with an explanation.
+//     read_file's text is the content itself (the first block, as the
+//     reference server returns it) and a summary line with the sha256.
 //   - DecodeArgs: strict argument decoding (unknown fields refused, named).
-//   - ServeStdio: the mcp-go stdio transport behind a reader that refuses
-//     input lines over MaxInputLineBytes with a JSON-RPC error and keeps
-//     serving.
+//   - ServeStdio: a stdio transport of its own around the mcp-go server
+//     that refuses input lines over MaxInputLineBytes with a JSON-RPC
+//     error and keeps serving, and writes each response with one Write
+//     from a pooled buffer, encoded by appendMessage (the JSON-RPC
+//     response around a CallToolResult, text content and the envelope
+//     written directly: encoding/json re-scans the output of every nested
+//     json.Marshaler, which cost more than the tool itself).
+//     ServeStdioWith adds direct tools: a plain tools/call of one
+//     (jsonrpc, id, method and params with only name and arguments) is
+//     served on the read loop without mcp-go's dispatch; `tv mcp local`
+//     serves read_file that way. Every other message goes through mcp-go.
 //
 // Workspaces are resolved afresh at every call (nothing is pinned): the
 // launch directory ("launch"), every other worktree of its git repository

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,6 +23,35 @@ func Success(now time.Time, workspace, data any, text string) (*mcp.CallToolResu
 		Content:           []mcp.Content{mcp.NewTextContent(text)},
 		StructuredContent: Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data},
 	}, nil
+}
+
+// SuccessTexts is Success with several text content blocks, in order
+// (read_file: the content itself, then a summary line).
+func SuccessTexts(now time.Time, workspace, data any, texts ...string) (*mcp.CallToolResult, error) {
+	content := make([]mcp.Content, len(texts))
+	for i, t := range texts {
+		content[i] = mcp.NewTextContent(t)
+	}
+	return &mcp.CallToolResult{
+		Content:           content,
+		StructuredContent: Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data},
+	}, nil
+}
+
+// appendJSON encodes the envelope like encoding/json (see appendMessage).
+func (e Envelope) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"captured_at":`...)
+	dst = strconv.AppendInt(dst, e.CapturedAt, 10)
+	dst = append(dst, `,"workspace":`...)
+	dst, err := appendAny(dst, e.Workspace)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"data":`...)
+	if dst, err = appendAny(dst, e.Data); err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
 }
 
 // Failure returns an isError result explaining a domain failure (refused

@@ -119,12 +119,17 @@ func (l *Local) MCPServer() *server.MCPServer {
 	Register(s, l.validator, specs, func(sp Spec) RunFunc {
 		for _, t := range localTools {
 			if t.Name == sp.Name {
-				return func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) { return t.run(l, ctx, raw) }
+				return l.runFunc(t)
 			}
 		}
 		panic("mcptools: no handler for " + sp.Name)
 	})
 	return s
+}
+
+// runFunc binds t's handler to l.
+func (l *Local) runFunc(t localTool) RunFunc {
+	return func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) { return t.run(l, ctx, raw) }
 }
 
 // RunFunc is a tool body: decode the raw arguments (DecodeArgs), do the
@@ -146,16 +151,32 @@ func Register(srv *server.MCPServer, v *Validator, specs []Spec, run func(Spec) 
 
 func handler(v *Validator, name string, run RunFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw := RawArguments(req)
-		if err := v.Validate(name, raw); err != nil {
-			return Failure("%s refused the call: %v", name, err), nil
-		}
-		res, err := run(ctx, raw)
-		if err != nil {
-			return Failure("%s failed: %v", name, err), nil
-		}
-		return res, nil
+		return callTool(ctx, v, name, run, RawArguments(req)), nil
 	}
+}
+
+// DirectHandler is the DirectTool (StdioOptions.Direct) equivalent of the
+// handler Register installs for run.
+func DirectHandler(v *Validator, name string, run RunFunc) DirectTool {
+	return func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}") // as RawArguments
+		}
+		return callTool(ctx, v, name, run, raw)
+	}
+}
+
+// callTool validates raw, runs the tool and turns an error into an
+// isError result.
+func callTool(ctx context.Context, v *Validator, name string, run RunFunc, raw json.RawMessage) *mcp.CallToolResult {
+	if err := v.Validate(name, raw); err != nil {
+		return Failure("%s refused the call: %v", name, err)
+	}
+	res, err := run(ctx, raw)
+	if err != nil {
+		return Failure("%s failed: %v", name, err)
+	}
+	return res
 }
 
 // ListOrder returns a tool filter that orders tools/list like specs
@@ -177,14 +198,30 @@ const instructions = `Local workspace tools. Workspaces: "launch" (the directory
 // Serve runs the server over stdio (in, out) until in is closed or ctx
 // ends; diagnostics go to logw.
 func (l *Local) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
-	err := ServeStdio(ctx, l.MCPServer(), in, out, logw, MaxInputLineBytes)
+	err := ServeStdioWith(ctx, l.MCPServer(), in, out, logw, StdioOptions{MaxLine: MaxInputLineBytes, Direct: l.directTools()})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
 
+// directTools are the tools served inline (read_file), as DirectTools.
+func (l *Local) directTools() map[string]DirectTool {
+	direct := map[string]DirectTool{}
+	for _, t := range localTools {
+		if inlineTools[t.Name] {
+			direct[t.Name] = DirectHandler(l.validator, t.Name, l.runFunc(t))
+		}
+	}
+	return direct
+}
+
 // success wraps data for workspace w.
 func (l *Local) success(w workspace, data any, text string) (*mcp.CallToolResult, error) {
 	return Success(l.cfg.Now(), w.WorkspaceRef, data, text)
+}
+
+// successTexts is success with several text blocks (SuccessTexts).
+func (l *Local) successTexts(w workspace, data any, texts ...string) (*mcp.CallToolResult, error) {
+	return SuccessTexts(l.cfg.Now(), w.WorkspaceRef, data, texts...)
 }

@@ -43,64 +43,45 @@ const (
 // finish, then are cancelled (execute_bash kills its process group) and
 // awaited. Diagnostics go to logw; out carries JSON-RPC only.
 func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, logw io.Writer, maxLine int) error {
-	logger := log.New(logw, "tv mcp: ", log.LstdFlags)
-	w := &syncWriter{w: out}
-	sess := &stdioSession{notifications: make(chan mcp.JSONRPCNotification, 100)}
-	if err := srv.RegisterSession(ctx, sess); err != nil {
-		return fmt.Errorf("register session: %w", err)
+	return ServeStdioWith(ctx, srv, in, out, logw, StdioOptions{MaxLine: maxLine})
+}
+
+// StdioOptions tune ServeStdioWith.
+type StdioOptions struct {
+	// MaxLine is the input line limit (see ServeStdio).
+	MaxLine int
+	// Direct maps tool names to DirectTools: a tools/call request of one
+	// of them in its plain form (members jsonrpc "2.0", a string or number
+	// id, method and params; params only name and arguments: no _meta, so
+	// the protocol era before 2026-07-28, no task) is served on the read
+	// loop without mcp-go's dispatch, which for such a request only finds
+	// the tool and calls its handler. Any other form goes through srv.
+	Direct map[string]DirectTool
+}
+
+// DirectTool serves a tools/call directly (StdioOptions.Direct); raw is
+// the arguments member as sent (nil when absent). It must answer exactly
+// like the handler registered with the server (a domain failure is an
+// isError result); a panic is answered like mcp-go's WithRecovery.
+type DirectTool func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
+
+// ServeStdioWith is ServeStdio with options.
+func ServeStdioWith(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, logw io.Writer, opt StdioOptions) error {
+	c, err := newStdioConn(ctx, srv, out, logw)
+	if err != nil {
+		return err
 	}
-	defer srv.UnregisterSession(context.Background(), sess.SessionID())
-	ctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
-	defer cancel()
-	var wg, notify sync.WaitGroup
-	notify.Go(func() {
-		for {
-			select {
-			case n := <-sess.notifications:
-				if err := writeMessage(w, n); err != nil {
-					logger.Printf("write notification: %v", err)
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
-	onLine := func(line []byte) error {
-		var head struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(line, &head); err != nil {
-			return writeError(w, nil, CodeParseError, "Parse error: the line is not a JSON-RPC message")
-		}
-		if head.Method == "" {
-			return nil // a response: this server sends no requests of its own
-		}
-		if len(head.ID) == 0 || string(head.ID) == "null" {
-			handle(ctx, srv, w, logger, nil, line)
-			return nil
-		}
-		if inline(head.Method, head.Params.Name) {
-			handle(ctx, srv, w, logger, head.ID, line)
-			return nil
-		}
-		msg := bytes.Clone(line)
-		wg.Go(func() { handle(ctx, srv, w, logger, head.ID, msg) })
-		return nil
-	}
-	onOversize := func(prefix []byte) error { return refuseLine(w, prefix, maxLine) }
+	c.direct = opt.Direct
+	defer c.close()
+	onOversize := func(prefix []byte) error { return refuseLine(c.w, prefix, opt.MaxLine) }
 	done := make(chan error, 1)
-	go func() { done <- ReadLines(in, maxLine, onLine, onOversize) }()
-	var err error
+	go func() { done <- ReadLines(in, opt.MaxLine, c.serveLine, onOversize) }()
 	select {
 	case err = <-done:
 		// stdin closed: let running requests finish for a moment, so a
 		// client that sent its last request and closed gets its answer.
 		finished := make(chan struct{})
-		go func() { wg.Wait(); close(finished) }()
+		go func() { c.wg.Wait(); close(finished) }()
 		select {
 		case <-finished:
 		case <-time.After(ShutdownGrace):
@@ -108,10 +89,172 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	cancel()
-	wg.Wait()
-	notify.Wait()
 	return err
+}
+
+// stdioConn is one stdio session of a server: the message handling of
+// ServeStdio without the reading.
+type stdioConn struct {
+	srv    *server.MCPServer
+	sess   *stdioSession
+	w      *syncWriter
+	logger *log.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	direct map[string]DirectTool
+	wg     sync.WaitGroup // running requests
+	notify sync.WaitGroup // the notification writer
+}
+
+// newStdioConn registers the session with srv and starts its notification
+// writer; close undoes both.
+func newStdioConn(ctx context.Context, srv *server.MCPServer, out, logw io.Writer) (*stdioConn, error) {
+	c := &stdioConn{
+		srv:    srv,
+		sess:   &stdioSession{notifications: make(chan mcp.JSONRPCNotification, 100)},
+		w:      &syncWriter{w: out},
+		logger: log.New(logw, "tv mcp: ", log.LstdFlags),
+	}
+	if err := srv.RegisterSession(ctx, c.sess); err != nil {
+		return nil, fmt.Errorf("register session: %w", err)
+	}
+	c.ctx, c.cancel = context.WithCancel(srv.WithContext(ctx, c.sess))
+	c.notify.Go(func() {
+		for {
+			select {
+			case n := <-c.sess.notifications:
+				if err := writeMessage(c.w, n); err != nil {
+					c.logger.Printf("write notification: %v", err)
+				}
+			case <-c.ctx.Done():
+				return
+			}
+		}
+	})
+	return c, nil
+}
+
+// close cancels running requests (execute_bash kills its process group),
+// waits for them and the notification writer, and unregisters the
+// session.
+func (c *stdioConn) close() {
+	c.cancel()
+	c.wg.Wait()
+	c.notify.Wait()
+	c.srv.UnregisterSession(context.Background(), c.sess.SessionID())
+}
+
+// serveLine serves one input line (a JSON-RPC message, without its line
+// ending; the slice may be reused once it returns): notifications and
+// small requests on the calling goroutine, other requests on their own.
+func (c *stdioConn) serveLine(line []byte) error {
+	if c.direct != nil && bytes.Contains(line, []byte(`"tools/call"`)) && c.serveDirect(line) {
+		return nil
+	}
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return writeError(c.w, nil, CodeParseError, "Parse error: the line is not a JSON-RPC message")
+	}
+	if head.Method == "" {
+		return nil // a response: this server sends no requests of its own
+	}
+	if len(head.ID) == 0 || string(head.ID) == "null" {
+		handle(c.ctx, c.srv, c.w, c.logger, nil, line)
+		return nil
+	}
+	if inline(head.Method, head.Params.Name) {
+		handle(c.ctx, c.srv, c.w, c.logger, head.ID, line)
+		return nil
+	}
+	msg := bytes.Clone(line)
+	c.wg.Go(func() { handle(c.ctx, c.srv, c.w, c.logger, head.ID, msg) })
+	return nil
+}
+
+// serveDirect serves line when it is a plain tools/call of a direct tool
+// (StdioOptions.Direct) and reports whether it did. Members are matched
+// exactly (encoding/json matches struct fields case-insensitively, so a
+// line with, say, "_META" or "Params" is left to mcp-go).
+func (c *stdioConn) serveDirect(line []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(line, &top) != nil {
+		return false
+	}
+	for k := range top {
+		switch k {
+		case "jsonrpc", "id", "method", "params":
+		default:
+			return false
+		}
+	}
+	if string(top["jsonrpc"]) != `"2.0"` || string(top["method"]) != `"tools/call"` {
+		return false
+	}
+	id := top["id"]
+	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+		return false
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(top["params"], &params) != nil {
+		return false
+	}
+	for k := range params {
+		if k != "name" && k != "arguments" {
+			return false
+		}
+	}
+	var name string
+	if json.Unmarshal(params["name"], &name) != nil {
+		return false
+	}
+	tool := c.direct[name]
+	if tool == nil {
+		return false
+	}
+	c.callDirect(id, name, tool, params["arguments"])
+	return true
+}
+
+// callDirect runs a direct tool and writes its response (the request id
+// echoed as sent) with one Write; a panic is answered like mcp-go's
+// WithRecovery answers it.
+func (c *stdioConn) callDirect(id json.RawMessage, name string, tool DirectTool, args json.RawMessage) {
+	res, perr := func() (res *mcp.CallToolResult, perr any) {
+		defer func() { perr = recover() }()
+		return tool(c.ctx, args), nil
+	}()
+	if perr != nil || res == nil {
+		msg := fmt.Sprintf("panic recovered in %s tool handler: %v", name, perr)
+		if perr == nil {
+			msg = fmt.Sprintf("tool %s returned no result", name)
+		}
+		if err := writeError(c.w, id, CodeInternalError, msg); err != nil {
+			c.logger.Printf("write response: %v", err)
+		}
+		return
+	}
+	bp := responseBufs.Get().(*[]byte)
+	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b, err := appendCallToolResult(b, res)
+	if err == nil {
+		b = append(b, "}\n"...)
+		_, err = c.w.Write(b)
+	}
+	if err != nil {
+		c.logger.Printf("write response: %v", err)
+	}
+	if cap(b) <= maxPooledBuf {
+		*bp = b[:0]
+		responseBufs.Put(bp)
+	}
 }
 
 // inlineTools are tools whose work is small and bounded (read_file reads
@@ -146,12 +289,19 @@ func handle(ctx context.Context, srv *server.MCPServer, w io.Writer, logger *log
 	}
 }
 
+// writeMessage encodes msg (appendMessage) into a pooled buffer and
+// writes it, newline-terminated, with one Write.
 func writeMessage(w io.Writer, msg any) error {
-	b, err := json.Marshal(msg)
-	if err != nil {
-		return err
+	bp := responseBufs.Get().(*[]byte)
+	b, err := appendMessage((*bp)[:0], msg)
+	if err == nil {
+		b = append(b, '\n')
+		_, err = w.Write(b)
 	}
-	_, err = w.Write(append(b, '\n'))
+	if cap(b) <= maxPooledBuf {
+		*bp = b[:0]
+		responseBufs.Put(bp)
+	}
 	return err
 }
 

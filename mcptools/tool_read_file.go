@@ -81,7 +81,31 @@ func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolR
 	if err := selectLines(&d, b, a.StartLine, a.EndLine); err != nil {
 		return nil, err
 	}
-	return l.success(w, d, fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s\n\n%s", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.Size, d.SHA256, d.Content))
+	// The text is the content itself (what a client shows the model, and
+	// what the reference server returns), then a summary line with the
+	// sha256 for expected_sha256.
+	return l.successTexts(w, d, d.Content, fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.Size, d.SHA256))
+}
+
+// appendJSON encodes d like encoding/json (see appendMessage).
+func (d readFileData) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"path":`...)
+	dst = appendString(dst, d.Path)
+	dst = append(dst, `,"content":`...)
+	dst = appendString(dst, d.Content)
+	dst = append(dst, `,"start_line":`...)
+	dst = strconv.AppendInt(dst, int64(d.StartLine), 10)
+	dst = append(dst, `,"end_line":`...)
+	dst = strconv.AppendInt(dst, int64(d.EndLine), 10)
+	dst = append(dst, `,"total_lines":`...)
+	dst = strconv.AppendInt(dst, int64(d.TotalLines), 10)
+	dst = append(dst, `,"size":`...)
+	dst = strconv.AppendInt(dst, d.Size, 10)
+	dst = append(dst, `,"sha256":`...)
+	dst = appendString(dst, d.SHA256)
+	dst = append(dst, `,"line_numbers":`...)
+	dst = strconv.AppendBool(dst, d.LineNumbers)
+	return append(dst, '}'), nil
 }
 
 // CountLines returns the number of lines of b: newlines, plus one for a

@@ -41,6 +41,17 @@ type WorkspaceRef struct {
 	Kind string `json:"kind"`
 }
 
+// appendJSON encodes the reference like encoding/json (see appendMessage).
+func (r WorkspaceRef) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, r.ID)
+	dst = append(dst, `,"root":`...)
+	dst = appendString(dst, r.Root)
+	dst = append(dst, `,"kind":`...)
+	dst = appendString(dst, r.Kind)
+	return append(dst, '}'), nil
+}
+
 var workspaceRefSchema = OpenObject(Schema{
 	"id":   Str(`workspace ID: "launch", "worktree:/abs/path" or "checkout:/abs/path"`),
 	"root": Str("absolute path of the workspace root"),

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Benchmarks `tv mcp local` read_file and start-up against the reference
-# Node filesystem MCP server, side by side in one run, with one Go SDK
-# client (bench/mcp/main.go). Installs @modelcontextprotocol/server-filesystem
-# from npm into a temporary directory (or $TV_BENCH_NODE_DIR, reused).
-# Prints the table and ratios; exits nonzero when a target is missed.
-# Usage: bench/mcp/run.sh [-n 200]
+# Node filesystem MCP server, side by side in one run, with the same
+# client for both: a lean stdio JSON-RPC client (bench/mcp/lean.go; judged)
+# and the Go SDK client (bench/mcp/sdk.go; reported). Installs
+# @modelcontextprotocol/server-filesystem from npm into a temporary
+# directory (or $TV_BENCH_NODE_DIR, reused). Prints the tables and ratios;
+# exits nonzero when a target is missed. See bench/mcp/README.md.
+# Usage: bench/mcp/run.sh [-n 500] [-lines 100] [-sdk=false]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

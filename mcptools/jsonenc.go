@@ -1,0 +1,240 @@
+package mcptools
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The stdio transport encodes its responses itself. encoding/json
+// re-validates and compacts the output of every json.Marshaler it meets,
+// and mcp-go's CallToolResult and RequestId are Marshalers nested in the
+// JSON-RPC response, so a tool result's text was scanned byte by byte two
+// or three times after being escaped: that was most of a read_file call.
+// appendMessage writes the common shapes directly (the JSON-RPC response
+// around a CallToolResult, text content, the Envelope and the read_file
+// data) and hands everything else to encoding/json, with the same JSON
+// value as json.Marshal(msg) (members of a result in the same order; only
+// <, > and & are left unescaped, which JSON does not require).
+
+// jsonAppender is a value that appends its own JSON encoding.
+type jsonAppender interface {
+	appendJSON(dst []byte) ([]byte, error)
+}
+
+// appendMessage appends the JSON encoding of a JSON-RPC message to dst.
+func appendMessage(dst []byte, msg any) ([]byte, error) {
+	switch m := msg.(type) {
+	case mcp.JSONRPCResponse:
+		var res *mcp.CallToolResult
+		switch r := m.Result.(type) {
+		case *mcp.CallToolResult:
+			res = r
+		case mcp.CallToolResult:
+			res = &r
+		}
+		if res != nil && m.JSONRPC == mcp.JSONRPC_VERSION {
+			dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+			dst, err := appendAny(dst, m.ID.Value())
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, `,"result":`...)
+			if dst, err = appendCallToolResult(dst, res); err != nil {
+				return dst, err
+			}
+			return append(dst, '}'), nil
+		}
+	}
+	return appendAny(dst, msg)
+}
+
+// appendCallToolResult encodes r like CallToolResult.MarshalJSON (a map,
+// so members in key order).
+func appendCallToolResult(dst []byte, r *mcp.CallToolResult) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	if r.Meta != nil {
+		dst = append(dst, `"_meta":`...)
+		if dst, err = appendAny(dst, r.Meta); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var t *mcp.TextContent
+		switch c := c.(type) {
+		case mcp.TextContent:
+			t = &c
+		case *mcp.TextContent:
+			t = c
+		}
+		if t != nil && t.Annotations == nil && t.Meta == nil {
+			dst = append(dst, `{"type":`...)
+			dst = appendString(dst, t.Type)
+			dst = append(dst, `,"text":`...)
+			dst = appendString(dst, t.Text)
+			dst = append(dst, '}')
+			continue
+		}
+		if dst, err = appendAny(dst, c); err != nil {
+			return dst, err
+		}
+	}
+	dst = append(dst, ']')
+	if len(r.InputRequests) > 0 {
+		dst = append(dst, `,"inputRequests":`...)
+		if dst, err = appendAny(dst, r.InputRequests); err != nil {
+			return dst, err
+		}
+	}
+	if r.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	if r.RequestState != "" {
+		dst = append(dst, `,"requestState":`...)
+		dst = appendString(dst, r.RequestState)
+	}
+	if r.ResultType != "" {
+		dst = append(dst, `,"resultType":`...)
+		if dst, err = appendAny(dst, r.ResultType); err != nil {
+			return dst, err
+		}
+	}
+	if len(r.RawStructuredContent) > 0 {
+		dst = append(dst, `,"structuredContent":`...)
+		if dst, err = appendAny(dst, r.RawStructuredContent); err != nil {
+			return dst, err
+		}
+	} else if r.StructuredContent != nil {
+		dst = append(dst, `,"structuredContent":`...)
+		if dst, err = appendAny(dst, r.StructuredContent); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendAny appends v's encoding: its own appendJSON, a few scalar types
+// directly, else json.Marshal.
+func appendAny(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case jsonAppender:
+		return v.appendJSON(dst)
+	case string:
+		return appendString(dst, v), nil
+	case int64:
+		return strconv.AppendInt(dst, v, 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case float64:
+		// JSON-RPC ids decoded by mcp-go: whole numbers print as integers
+		// in encoding/json too (below 1e21; kept well inside).
+		if v == float64(int64(v)) && v > -1e15 && v < 1e15 {
+			return strconv.AppendInt(dst, int64(v), 10), nil
+		}
+	case bool:
+		return strconv.AppendBool(dst, v), nil
+	case nil:
+		return append(dst, "null"...), nil
+	}
+	b, err := json.Marshal(v)
+	return append(dst, b...), err
+}
+
+// appendString appends s as a JSON string: encoding/json's escaping
+// (short escapes for \b \f \n \r \t, \u00XX for other control bytes,
+// \ufffd for invalid UTF-8, \u2028 and \u2029 escaped) except that <, >
+// and & are kept as they are.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Skip eight plain bytes at a time: ASCII, not a control byte, not
+		// '"' or '\\'.
+		for i+8 <= len(s) && plain8(load64(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				const hex = "0123456789abcdef"
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', byte('8'+r-'\u2028'))
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// plain8 reports whether the 8 bytes of s need no escaping: every byte is
+// in 0x20..0x7f and none is '"' or '\\'.
+func plain8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	// A byte is flagged when its high bit is set, when it is below 0x20,
+	// or when it equals '"' or '\\' (the zero-byte test on x^c).
+	q, bs := x^(lo*'"'), x^(lo*'\\')
+	m := x | (x - lo*0x20) | (q-lo)&^q | (bs-lo)&^bs
+	return m&hi == 0
+}
+
+// load64 returns the 8 bytes of s at i (i+8 <= len(s)) as a little-endian
+// word.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+}
+
+// responseBufs recycles response buffers (a read_file response can be a
+// few MiB; buffers over maxPooledBuf are left to the GC).
+var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+const maxPooledBuf = 1 << 20
