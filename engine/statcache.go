@@ -4,12 +4,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"syscall"
 	"unsafe"
-
-	"github.com/thalix/tv/atomicfile"
 )
 
 // statCache remembers, per file of a checkout, the lstat facts seen when
@@ -40,7 +39,9 @@ type cacheEntry struct {
 	mode   FileMode
 }
 
-const statCacheMagic = "TVSC2\n"
+// statCacheMagic opens a stat cache file; a CRC-32C of everything before
+// it closes the file (see writeStatCache).
+const statCacheMagic = "TVSC3\n"
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
@@ -115,7 +116,14 @@ func modeText(m FileMode) string {
 // cut from b itself (no copy, a handful of allocations for 10k+ entries),
 // so the caller must not modify b afterwards.
 func decodeStatCache(b []byte) (*statCache, error) {
-	d := &decoder{b: b, s: unsafe.String(unsafe.SliceData(b), len(b))}
+	if len(b) < len(statCacheMagic)+4 {
+		return nil, errors.New("stat cache truncated")
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(body):]) {
+		return nil, errors.New("stat cache checksum mismatch")
+	}
+	d := &decoder{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
 	if string(d.take(len(statCacheMagic))) != statCacheMagic {
 		return nil, errors.New("bad magic")
 	}
@@ -235,5 +243,34 @@ func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) err
 		b = append(b, e.sha256[:]...)
 		b = le.AppendUint32(b, uint32(e.mode))
 	}
-	return atomicfile.Write(filepath.Join(dir, StatCacheName), b, 0o644)
+	b = le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return replaceUnsynced(filepath.Join(dir, StatCacheName), b, 0o644)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// replaceUnsynced replaces path with data by a rename, so readers see the
+// old or the new file, but without fsync: the stat cache is an
+// accelerator whose checksum rejects a file a crash left torn, and an
+// fsync of megabytes of cache would cost a commit more than its objects.
+func replaceUnsynced(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }
