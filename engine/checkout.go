@@ -36,7 +36,7 @@ type CheckoutResult struct {
 // its blob id and sha256 as it is written; the manifest is written last, so
 // an interrupted checkout has none. Templates are refused: they are
 // factories to init workspaces from.
-func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (*CheckoutResult, error) {
+func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *CheckoutResult, err error) {
 	a, err := e.loadAccess(ctx)
 	if err != nil {
 		return nil, err
@@ -52,6 +52,13 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (*Checkout
 	if err := prepareEmptyDir(dir); err != nil {
 		return nil, err
 	}
+	defer func() {
+		// The directory was absent or empty: whatever is in it now is this
+		// checkout's, so a failed checkout leaves it empty to retry into.
+		if err != nil {
+			clearDir(dir)
+		}
+	}()
 	c, err := e.vault.ReadCommit(ctx, info.Head)
 	if err != nil {
 		return nil, err
@@ -122,13 +129,14 @@ func templateRefusal(t string) error {
 // readScope returns nil when the actor may read all of workspace ws, else
 // the folders of it they may read; no read anywhere is a DeniedError.
 func (e *Engine) readScope(a *access, ws string) ([]string, error) {
-	if err := e.require(a, RankRead, ws, ""); err == nil {
-		return nil, nil
-	} else if folders := a.readableFolders(e.opts.Actor.User, ws); len(folders) > 0 {
-		return folders, nil
-	} else {
+	err := e.require(a, RankRead, ws, "")
+	if err == nil || e.opts.Actor == nil {
 		return nil, err
 	}
+	if folders := a.readableFolders(e.opts.Actor.User, ws); len(folders) > 0 {
+		return folders, nil
+	}
+	return nil, err
 }
 
 // inScope keeps the files under one of the scope folders (all when scope
@@ -154,6 +162,14 @@ func underAny(p string, folders []string) bool {
 		}
 	}
 	return false
+}
+
+// clearDir removes everything inside dir, best effort.
+func clearDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, en := range entries {
+		os.RemoveAll(filepath.Join(dir, en.Name()))
+	}
 }
 
 // prepareEmptyDir creates dir, or checks that an existing one is empty.

@@ -249,31 +249,33 @@ func MatchGlob(pattern, p string) bool {
 	return matchParts(strings.Split(pattern, "/"), strings.Split(p, "/"))
 }
 
+// matchParts matches path components against pattern components, "**"
+// standing for any number of components. It is a dynamic programme over
+// (pattern index, part index) — linear in their product, never exponential
+// however many "**" a pattern repeats.
 func matchParts(pat, parts []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
+	// ok[j] is whether pat[i:] matches parts[j:], for the current i.
+	ok := make([]bool, len(parts)+1)
+	ok[len(parts)] = true // the empty pattern matches only the empty rest
+	for i := len(pat) - 1; i >= 0; i-- {
+		next := make([]bool, len(parts)+1)
+		if pat[i] == "**" {
+			// "**" matches zero parts (ok[j]) or one more part (next[j+1]).
+			next[len(parts)] = ok[len(parts)]
+			for j := len(parts) - 1; j >= 0; j-- {
+				next[j] = ok[j] || next[j+1]
 			}
-			if len(pat) == 0 {
-				return true
-			}
-			for i := range parts {
-				if matchParts(pat, parts[i:]) {
-					return true
+		} else {
+			for j := len(parts) - 1; j >= 0; j-- {
+				if ok[j+1] {
+					m, err := path.Match(pat[i], parts[j])
+					next[j] = err == nil && m
 				}
 			}
-			return false
 		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], parts[0]); err != nil || !ok {
-			return false
-		}
-		pat, parts = pat[1:], parts[1:]
+		ok = next
 	}
-	return len(parts) == 0
+	return ok[0]
 }
 
 // StageContract returns the head version of workspace (an id) and the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/starter"
@@ -254,5 +255,22 @@ func TestMatchGlob(t *testing.T) {
 		if got := engine.MatchGlob(c.pattern, c.path); got != c.want {
 			t.Errorf("MatchGlob(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
 		}
+	}
+}
+
+// TestMatchGlobIsNotExponential: patterns that repeat "**" against deep
+// paths answer at once (a backtracking matcher took minutes here).
+func TestMatchGlobIsNotExponential(t *testing.T) {
+	deep := strings.Repeat("a/", 60) + "c"
+	pattern := strings.Repeat("**/a/", 12) + "b"
+	start := time.Now()
+	if engine.MatchGlob(pattern, deep) {
+		t.Fatal("matched")
+	}
+	if !engine.MatchGlob(strings.Repeat("**/a/", 12)+"c", deep) {
+		t.Fatal("did not match")
+	}
+	if d := time.Since(start); d > 10*time.Second { // a guard against blow-up, not a speed target
+		t.Fatalf("took %v", d)
 	}
 }

@@ -59,17 +59,25 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 
 // planCheckout builds the plan and keeps the scan open for a commit.
 func planCheckout(ctx context.Context, dir string) (*Plan, error) {
+	// The manifest (or the cache that copies it) comes first: a directory
+	// that is not a checkout is refused before anything is scanned.
+	var m *Manifest
 	cache := loadStatCache(dir)
+	if cache != nil {
+		m = cache.toManifest(sortedKeys(cache.entries))
+		if err := m.checkIdentity(); err != nil {
+			cache, m = nil, nil
+		}
+	}
+	if m == nil {
+		var err error
+		if m, err = ReadManifest(dir); err != nil {
+			return nil, err
+		}
+	}
 	disk, err := scanCheckout(dir)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
-	}
-	var m *Manifest
-	if cache != nil {
-		m = cache.toManifest(sortedKeys(cache.entries))
-	} else if m, err = ReadManifest(dir); err != nil {
-		disk.close()
-		return nil, err
 	}
 	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, manifest: m, disk: disk}
 	p.byPath = make(map[string]*ManifestFile, len(m.Files))
