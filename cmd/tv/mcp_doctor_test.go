@@ -3,45 +3,21 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/thalix/tv/hostconfig"
 	"github.com/thalix/tv/mcpdoctor"
 )
 
-var (
-	fakeMCPOnce sync.Once
-	fakeMCPBin  string
-	fakeMCPErr  error
-)
-
 // fakeMCPServer builds mcpdoctor's fake server (mcpdoctor/testdata/
 // fakeserver), whose FAKEMCP_MODE selects how it misbehaves.
 func fakeMCPServer(t *testing.T) string {
 	t.Helper()
-	fakeMCPOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tv-fakemcp-")
-		if err != nil {
-			fakeMCPErr = err
-			return
-		}
-		fakeMCPBin = filepath.Join(dir, "fakeserver")
-		out, err := exec.Command("go", "build", "-o", fakeMCPBin, "../../mcpdoctor/testdata/fakeserver").CombinedOutput()
-		if err != nil {
-			fakeMCPErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if fakeMCPErr != nil {
-		t.Fatal(fakeMCPErr)
-	}
-	return fakeMCPBin
+	return goBuild(t, "../../mcpdoctor/testdata/fakeserver")
 }
 
 // doctorEnv is a private HOME for the real tv binary.

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,29 +28,9 @@ import (
 // MCP library. (TestMain belongs to testscript, so the binary is built
 // once on first use rather than in TestMain.)
 
-var (
-	localBinOnce sync.Once
-	localBin     string
-	localBinErr  error
-)
-
 func mcpLocalBinary(t *testing.T) string {
 	t.Helper()
-	localBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tv-mcp-local-bin")
-		if err != nil {
-			localBinErr = err
-			return
-		}
-		localBin = filepath.Join(dir, "tv")
-		if out, err := exec.Command("go", "build", "-o", localBin, ".").CombinedOutput(); err != nil {
-			localBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if localBinErr != nil {
-		t.Fatal(localBinErr)
-	}
-	return localBin
+	return tvBin(t)
 }
 
 // localEnv is a private HOME/state for one server, with git pinned.

@@ -15,32 +15,47 @@ import (
 	"time"
 )
 
-var (
-	buildOnce sync.Once
-	tvBinary  string
-	buildErr  error
-)
+// build is one `go build` shared by every test of the run.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
 
-// tvBin builds the tv binary once per test run, for tests that need real,
-// separate processes (races and crashes).
-func tvBin(t *testing.T) string {
+var builds sync.Map // package path -> *build
+
+// goBuild builds the main package at pkg (relative to cmd/tv) once per
+// test run and returns the binary's path.
+func goBuild(t *testing.T, pkg string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	v, _ := builds.LoadOrStore(pkg, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "tv-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		tvBinary = filepath.Join(dir, "tv")
-		out, err := exec.Command("go", "build", "-o", tvBinary, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		name := filepath.Base(filepath.Clean(pkg))
+		if name == "." {
+			name = "tv"
+		}
+		b.path = filepath.Join(dir, name)
+		if out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return tvBinary
+	return b.path
+}
+
+// tvBin is the tv binary, for tests that need real, separate processes
+// (races, crashes, MCP clients over stdio).
+func tvBin(t *testing.T) string {
+	t.Helper()
+	return goBuild(t, ".")
 }
 
 // tvEnv is an isolated environment: its own HOME, vault and state.
