@@ -65,7 +65,6 @@ type packWriter struct {
 	pos     int64       // bytes written to the pack so far
 	crc     hash.Hash32 // CRC32 of the current entry's packed bytes
 	zw      *zlib.Writer
-	readBuf []byte
 	entries []packEntry
 	seen    map[engine.Hash]bool
 	err     error // first failure: the batch is aborted

@@ -43,7 +43,7 @@ func parseLine(line string) (pattern, bool) {
 	}
 	p.baseName = !strings.Contains(line, "/")
 	p.glob = line
-	p.literal = strings.IndexAny(line, `*?[\`) < 0
+	p.literal = !strings.ContainsAny(line, `*?[\`)
 	return p, true
 }
 
@@ -105,10 +105,7 @@ func (p *pattern) matches(rel, name, base string, isDir bool) bool {
 		}
 		return wildmatch(p.glob, name, 0)
 	}
-	glob := p.glob
-	if strings.HasPrefix(glob, "/") {
-		glob = glob[1:]
-	}
+	glob := strings.TrimPrefix(p.glob, "/")
 	sub := rel
 	if base != "" {
 		if len(rel) <= len(base) || rel[len(base)] != '/' || rel[:len(base)] != base {

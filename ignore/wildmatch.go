@@ -46,11 +46,6 @@ func dowild(pat string, p int, text string, t int, flags int) int {
 				return wmNoMatch
 			}
 			continue
-		default:
-			if tCh != pCh {
-				return wmNoMatch
-			}
-			continue
 		case '?':
 			if flags&wmPathname != 0 && tCh == '/' {
 				return wmNoMatch
@@ -217,6 +212,11 @@ func dowild(pat string, p int, text string, t int, flags int) int {
 				}
 			}
 			if matched == negated || (flags&wmPathname != 0 && tCh == '/') {
+				return wmNoMatch
+			}
+			continue
+		default:
+			if tCh != pCh {
 				return wmNoMatch
 			}
 			continue

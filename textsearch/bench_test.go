@@ -5,8 +5,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -23,7 +24,7 @@ var (
 // into a temporary directory shared by the benchmarks of this process.
 func benchTree(b *testing.B) string {
 	benchOnce.Do(func() {
-		src := filepath.Join(runtime.GOROOT(), "src")
+		src := filepath.Join(goroot(b), "src")
 		benchDir, benchErr = os.MkdirTemp("", "textsearch-bench-")
 		if benchErr != nil {
 			return
@@ -118,4 +119,13 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(benchDir)
 	}
 	os.Exit(code)
+}
+
+// goroot asks the go command for GOROOT (runtime.GOROOT is deprecated).
+func goroot(b *testing.B) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
