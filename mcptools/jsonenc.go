@@ -3,6 +3,7 @@ package mcptools
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -159,12 +160,20 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Skip eight plain bytes at a time: ASCII, not a control byte, not
-		// '"' or '\\'.
-		for i+8 <= len(s) && plain8(load64(s, i)) {
-			i += 8
+		// Skip eight plain bytes at a time (printable ASCII but '"' and
+		// '\\'); in a word that is not all plain, jump to its first byte
+		// that is not.
+		for i+16 <= len(s) && special8(load64(s, i))|special8(load64(s, i+8)) == 0 {
+			i += 16
 		}
-		if i >= len(s) {
+		if i+8 <= len(s) {
+			m := special8(load64(s, i))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else if i >= len(s) {
 			break
 		}
 		b := s[i]
@@ -216,15 +225,13 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// plain8 reports whether the 8 bytes of s need no escaping: every byte is
-// in 0x20..0x7f and none is '"' or '\\'.
-func plain8(x uint64) bool {
+// special8 flags (high bit of each byte) the bytes of the little-endian
+// word x that are not plain: not ASCII, below 0x20, '"' or '\\'. Flags
+// above the lowest one may be spurious (borrows), the lowest is exact.
+func special8(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	// A byte is flagged when its high bit is set, when it is below 0x20,
-	// or when it equals '"' or '\\' (the zero-byte test on x^c).
 	q, bs := x^(lo*'"'), x^(lo*'\\')
-	m := x | (x - lo*0x20) | (q-lo)&^q | (bs-lo)&^bs
-	return m&hi == 0
+	return (x | (x - lo*0x20) | (q-lo)&^q | (bs-lo)&^bs) & hi
 }
 
 // load64 returns the 8 bytes of s at i (i+8 <= len(s)) as a little-endian

@@ -3,6 +3,7 @@ package mcptools
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -143,3 +144,16 @@ func TestEnvelopeAppendJSON(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func BenchmarkAppendString(b *testing.B) {
+	var sb strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&sb, "line %04d: the quick brown fox jumps over the lazy dog, again and again\n", i)
+	}
+	s := sb.String()
+	buf := make([]byte, 0, 16<<10)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = appendString(buf[:0], s)
+	}
+}

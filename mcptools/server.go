@@ -72,6 +72,7 @@ func New(cfg Config) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.plain[readFileSpec.Name] = func(raw []byte) bool { _, ok := plainReadFileArgs(raw); return ok }
 	return &Local{cfg: cfg, launch: abs, validator: v}, nil
 }
 

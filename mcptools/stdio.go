@@ -178,47 +178,170 @@ func (c *stdioConn) serveLine(line []byte) error {
 }
 
 // serveDirect serves line when it is a plain tools/call of a direct tool
-// (StdioOptions.Direct) and reports whether it did. Members are matched
-// exactly (encoding/json matches struct fields case-insensitively, so a
-// line with, say, "_META" or "Params" is left to mcp-go).
+// (StdioOptions.Direct) and reports whether it did. Member names are
+// matched exactly and must be unescaped and unique (encoding/json matches
+// struct fields case-insensitively and keeps the last of duplicates, so a
+// line with, say, "_META", "Params" or two "params" is left to mcp-go).
 func (c *stdioConn) serveDirect(line []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(line, &top) != nil {
+	if !json.Valid(line) {
 		return false
 	}
-	for k := range top {
+	var jsonrpc, id, method, params []byte
+	ok := objectMembers(line, func(k string, v []byte) bool {
+		var dst *[]byte
 		switch k {
-		case "jsonrpc", "id", "method", "params":
+		case "jsonrpc":
+			dst = &jsonrpc
+		case "id":
+			dst = &id
+		case "method":
+			dst = &method
+		case "params":
+			dst = &params
 		default:
 			return false
 		}
-	}
-	if string(top["jsonrpc"]) != `"2.0"` || string(top["method"]) != `"tools/call"` {
+		if *dst != nil {
+			return false
+		}
+		*dst = v
+		return true
+	})
+	if !ok || string(jsonrpc) != `"2.0"` || string(method) != `"tools/call"` {
 		return false
 	}
-	id := top["id"]
 	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
 		return false
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(top["params"], &params) != nil {
-		return false
-	}
-	for k := range params {
-		if k != "name" && k != "arguments" {
+	var name, args []byte
+	ok = params != nil && objectMembers(params, func(k string, v []byte) bool {
+		var dst *[]byte
+		switch k {
+		case "name":
+			dst = &name
+		case "arguments":
+			dst = &args
+		default:
 			return false
 		}
-	}
-	var name string
-	if json.Unmarshal(params["name"], &name) != nil {
+		if *dst != nil {
+			return false
+		}
+		*dst = v
+		return true
+	})
+	// The name must be a string without escapes (others go to mcp-go).
+	if !ok || len(name) < 2 || name[0] != '"' || bytes.IndexByte(name, '\\') >= 0 {
 		return false
 	}
-	tool := c.direct[name]
+	tool := c.direct[string(name[1:len(name)-1])]
 	if tool == nil {
 		return false
 	}
-	c.callDirect(id, name, tool, params["arguments"])
+	c.callDirect(id, string(name[1:len(name)-1]), tool, args)
 	return true
+}
+
+// objectMembers calls f with each member of the JSON object b (valid
+// JSON, json.Valid) in order: the name as written (it must have no
+// escapes; invalid UTF-8 is passed as is) and the value's bytes. It stops and returns false when b is not
+// an object, a name has an escape, or f returns false.
+func objectMembers(b []byte, f func(name string, value []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return false
+		}
+		end := bytes.IndexByte(b[i+1:], '"')
+		if end < 0 {
+			return false
+		}
+		name := b[i+1 : i+1+end]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return false
+		}
+		i = skipSpace(b, i+2+end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i)
+		if vend < 0 || !f(string(name), b[i:vend]) {
+			return false
+		}
+		i = skipSpace(b, vend)
+		if i < len(b) && b[i] == '}' {
+			return true
+		}
+		if i >= len(b) || b[i] != ',' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i] (b is
+// valid JSON), or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	// A number, true, false or null.
+	for i < len(b) && bytes.IndexByte([]byte(",}] \t\n\r"), b[i]) < 0 {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // callDirect runs a direct tool and writes its response (the request id

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -126,7 +127,15 @@ func TestDirectReadFile(t *testing.T) {
 		{call("2.5", `{"path":"a.txt"}`), true},
 		{`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"read_file"}}`, true},
 		{` { "id" : 21 , "params" : { "arguments" : { "path" : "a.txt" } , "name" : "read_file" } , "method" : "tools/call" , "jsonrpc" : "2.0" } `, true},
+		{`{"params":{"arguments":{"path":"a.txt","workspace":"x}\"{[,"},"name":"read_file"},"id":"}{\"","method":"tools/call","jsonrpc":"2.0"}`, true},
+		{call("22", `{"path":"a.txt","line_numbers":true,"end_line":2}`), true},
 		// Not the plain form: served by mcp-go on both connections.
+		{`{"jsonrpc":"2.0","id":40,"id":41,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`, false},
+		{`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"nope","name":"read_file","arguments":{"path":"a.txt"}}}`, false},
+		{`{"jsonrpc":"2.0","\u0069d":43,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`, false},
+		{`{"jsonrpc":"2.0","id":44,"method":"tools/call","params":{"name":"read\u005ffile","arguments":{"path":"a.txt"}}}`, false},
+		{`{"jsonrpc":"2.0","id":45,"method":"tools/call","params":["read_file"]}`, false},
+		{`{"jsonrpc":"2.0","id":46,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}`, false},
 		{`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"},"_meta":{"progressToken":1}}}`, false},
 		{`{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}},"extra":1}`, false},
 		{`{"jsonrpc":"2.0","id":32,"method":"tools/call","Params":{"name":"read_file","arguments":{"path":"a.txt"}}}`, false},
@@ -186,4 +195,50 @@ func TestDirectPanic(t *testing.T) {
 	if err := json.Unmarshal(w.last, &r); err != nil || r.ID != "x" || r.Error.Code != CodeInternalError || r.Error.Message != "panic recovered in read_file tool handler: boom" {
 		t.Fatalf("%v %s", err, w.last)
 	}
+}
+
+// FuzzObjectMembers: the members objectMembers reports are those
+// encoding/json decodes.
+func FuzzObjectMembers(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : 1 , "b" : [1, {"c": "}"}], "d": "x\"y", "e": null, "f": true, "g": -1.5e3 } `,
+		`{"a":{"b":{"c":[]}}}`, `[]`, `"s"`, `{"a\u0041":1}`, `{"a":"\\"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		if !json.Valid(b) {
+			return
+		}
+		var names []string
+		var values []json.RawMessage
+		if !objectMembers(b, func(k string, v []byte) bool {
+			names = append(names, k)
+			values = append(values, json.RawMessage(v))
+			return true
+		}) {
+			return
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("%q: objectMembers accepted a non-object: %v", s, err)
+		}
+		got := map[string]json.RawMessage{}
+		for i, k := range names {
+			if !utf8.ValidString(k) {
+				return // reported as sent; encoding/json substitutes U+FFFD
+			}
+			if !json.Valid(values[i]) {
+				t.Fatalf("%q: member %q value %q is not JSON", s, k, values[i])
+			}
+			got[k] = values[i]
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: members %v, encoding/json %v", s, got, want)
+		}
+		for k, v := range want {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) && len(names) == len(got) {
+				t.Fatalf("%q: member %q = %q, encoding/json %q", s, k, got[k], v)
+			}
+		}
+	})
 }

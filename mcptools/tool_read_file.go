@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/thalix/tv/wsfs"
@@ -60,9 +61,11 @@ type readFileData struct {
 }
 
 func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	var a readFileArgs
-	if err := DecodeArgs(raw, &a); err != nil {
-		return nil, err
+	a, ok := plainReadFileArgs(raw)
+	if !ok {
+		if err := DecodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
 	}
 	w, f, err := l.open(a.Workspace)
 	if err != nil {
@@ -143,10 +146,14 @@ func selectLines(d *readFileData, b []byte, start, end *int) error {
 		return fmt.Errorf("end_line %d is before start_line %d", *end, s)
 	}
 	d.StartLine, d.EndLine = s, e
-	lo, hi := lineOffset(b, s), lineOffset(b, e+1)
-	sel := b[lo:hi]
+	sel := b
+	if s > 1 || e < d.TotalLines {
+		sel = b[lineOffset(b, s):lineOffset(b, e+1)]
+	}
 	if !d.LineNumbers {
-		d.Content = string(sel)
+		// b is the caller's fresh read buffer, never written again: the
+		// content shares it rather than copying up to MaxReadBytes.
+		d.Content = unsafe.String(unsafe.SliceData(sel), len(sel))
 		return nil
 	}
 	width := len(strconv.Itoa(e))
@@ -177,4 +184,148 @@ func lineOffset(b []byte, n int) int {
 		off += j + 1
 	}
 	return off
+}
+
+// plainReadFileArgs decodes read_file arguments in their plain form
+// without the schema validator and encoding/json: a JSON object whose
+// members are path (required) and any of workspace, start_line, end_line
+// and line_numbers, each at most once, with exactly those names; strings
+// without escapes or control bytes and valid UTF-8; line numbers integers
+// from 1 to 999999999 written plainly; line_numbers true or false. Such
+// arguments always pass the input schema and decode to the same values
+// with DecodeArgs (FuzzPlainReadFileArgs). Any other form (ok false) goes
+// through the validator and DecodeArgs, which refuse or accept it with
+// their own messages.
+func plainReadFileArgs(raw []byte) (a readFileArgs, ok bool) {
+	p := plainParser{b: raw}
+	if !p.byte('{') {
+		return a, false
+	}
+	var seen [5]bool
+	first := true
+	for {
+		if !first && p.byte('}') {
+			break
+		}
+		if !first && !p.byte(',') {
+			return a, false
+		}
+		first = false
+		key, ok := p.str()
+		if !ok || !p.byte(':') {
+			return a, false
+		}
+		var k int
+		switch key {
+		case "path":
+			k = 0
+			a.Path, ok = p.str()
+		case "workspace":
+			k = 1
+			a.Workspace, ok = p.str()
+		case "start_line":
+			k = 2
+			var n int
+			n, ok = p.posInt()
+			a.StartLine = &n
+		case "end_line":
+			k = 3
+			var n int
+			n, ok = p.posInt()
+			a.EndLine = &n
+		case "line_numbers":
+			k = 4
+			a.LineNumbers, ok = p.boolean()
+		default:
+			return a, false
+		}
+		if !ok || seen[k] {
+			return a, false
+		}
+		seen[k] = true
+	}
+	p.space()
+	return a, seen[0] && p.i == len(p.b)
+}
+
+// plainParser reads the plain JSON forms plainReadFileArgs accepts.
+type plainParser struct {
+	b []byte
+	i int
+}
+
+func (p *plainParser) space() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// byte skips white space and c.
+func (p *plainParser) byte(c byte) bool {
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes or control bytes, valid UTF-8.
+func (p *plainParser) str() (string, bool) {
+	if !p.byte('"') {
+		return "", false
+	}
+	start := p.i
+	ascii := true
+	for ; p.i < len(p.b); p.i++ {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			if !ascii && !utf8.Valid(s) {
+				return "", false
+			}
+			return string(s), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+// posInt reads an integer from 1 to 999999999 without sign, leading zero,
+// fraction or exponent.
+func (p *plainParser) posInt() (int, bool) {
+	p.space()
+	n, digits := 0, 0
+	for ; p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9'; p.i++ {
+		if digits == 0 && p.b[p.i] == '0' {
+			return 0, false
+		}
+		n = n*10 + int(p.b[p.i]-'0')
+		digits++
+	}
+	if digits == 0 || digits > 9 {
+		return 0, false
+	}
+	// The number must end here (no fraction or exponent).
+	if p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		return 0, false
+	}
+	return n, true
+}
+
+func (p *plainParser) boolean() (bool, bool) {
+	p.space()
+	switch {
+	case bytes.HasPrefix(p.b[p.i:], []byte("true")):
+		p.i += 4
+		return true, true
+	case bytes.HasPrefix(p.b[p.i:], []byte("false")):
+		p.i += 5
+		return false, true
+	}
+	return false, false
 }
