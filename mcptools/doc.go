@@ -32,6 +32,9 @@
 // every tv checkout in the mount registry ("checkout:/abs/path"), which
 // TV_WORKSPACE_PATHS replaces when set. No tool switches a current
 // workspace; every tool takes an optional workspace, default launch.
+// (read_file keeps the launch directory open between calls, but each call
+// first checks that the launch path still names that directory and opens
+// it afresh when not, so it too serves what the path names at the call.)
 //
 // Git state (branch, HEAD, linked worktrees) is read from the repository
 // files directly: go-git has no API for linked worktrees, and only

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -41,6 +42,7 @@ type Local struct {
 	cfg       Config
 	launch    string
 	validator *Validator
+	root      atomic.Pointer[cachedRoot] // the launch workspace for read_file (openRead)
 }
 
 // New checks cfg and returns a server. The launch directory must exist;

@@ -67,11 +67,11 @@ func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolR
 			return nil, err
 		}
 	}
-	w, f, err := l.open(a.Workspace)
+	w, f, release, err := l.openRead(a.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer release()
 	b, st, err := f.ReadFile(a.Path, MaxReadBytes)
 	if err != nil {
 		return nil, err

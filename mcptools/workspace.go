@@ -225,6 +225,54 @@ func (l *Local) open(id string) (workspace, *wsfs.FS, error) {
 	return w, f, nil
 }
 
+// cachedRoot is the launch workspace opened once and kept for read_file:
+// each use first checks (one stat) that the launch path still names the
+// directory held open, which is what opening it afresh would give, for two
+// syscalls fewer than opening and closing it (see openLaunchCached).
+type cachedRoot struct {
+	fs *wsfs.FS
+	fi os.FileInfo // the held directory's own stat
+}
+
+// openRead is open for read_file: the launch workspace comes from the
+// root cache; release must be called when done instead of Close.
+func (l *Local) openRead(id string) (w workspace, f *wsfs.FS, release func(), err error) {
+	if id != "" && id != KindLaunch {
+		w, f, err := l.open(id)
+		if err != nil {
+			return w, nil, nil, err
+		}
+		return w, f, func() { f.Close() }, nil
+	}
+	w = l.launchWorkspace()
+	fi, serr := os.Stat(w.Root)
+	c := l.root.Swap(nil)
+	if c != nil && serr == nil && os.SameFile(c.fi, fi) {
+		return w, c.fs, func() { l.putRoot(c) }, nil
+	}
+	if c != nil {
+		c.fs.Close() // the launch path names another directory (or none) now
+	}
+	if f, err = wsfs.Open(w.Root); err != nil {
+		return w, nil, nil, err
+	}
+	dfi, err := f.Root().Stat(".")
+	if err != nil {
+		return w, f, func() { f.Close() }, nil
+	}
+	c = &cachedRoot{fs: f, fi: dfi}
+	return w, f, func() { l.putRoot(c) }, nil
+}
+
+// putRoot returns c to the cache (closing it when another call cached one
+// meanwhile: calls on other goroutines find the cache empty and open their
+// own).
+func (l *Local) putRoot(c *cachedRoot) {
+	if !l.root.CompareAndSwap(nil, c) {
+		c.fs.Close()
+	}
+}
+
 // openGated is open for mutating tools: with --require-branch, the
 // workspace's current branch must match the glob.
 func (l *Local) openGated(id string) (workspace, *wsfs.FS, error) {

@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func gitT(t *testing.T, dir string, args ...string) string {
@@ -132,4 +135,60 @@ func TestGuidanceBounded(t *testing.T) {
 	if g := readGuidance(dir, guidanceName(dir)); g.File != "AGENTS.md" || g.Truncated || g.Text != "rules\n" {
 		t.Fatalf("%+v", g)
 	}
+}
+
+// TestReadFileLaunchReplaced: read_file keeps the launch directory open
+// between calls, but serves whatever directory the launch path names at
+// each call: replaced, removed, or a symlink swapped in.
+func TestReadFileLaunchReplaced(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	launch := filepath.Join(base, "launch")
+	os.Mkdir(launch, 0o755)
+	os.WriteFile(filepath.Join(launch, "f.txt"), []byte("old\n"), 0o644)
+	l, err := New(Config{LaunchDir: launch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (string, bool) {
+		res := l.directTools()["read_file"](context.Background(), json.RawMessage(`{"path":"f.txt"}`))
+		return res.Content[0].(mcp.TextContent).Text, res.IsError
+	}
+	for range 2 {
+		if text, isErr := read(); isErr || text != "old\n" {
+			t.Fatalf("%q %v", text, isErr)
+		}
+	}
+	if l.root.Load() == nil {
+		t.Fatal("launch root not cached")
+	}
+	os.Rename(launch, filepath.Join(base, "moved"))
+	if text, isErr := read(); !isErr || !strings.Contains(text, "workspace root") {
+		t.Fatalf("launch removed: %q %v", text, isErr)
+	}
+	os.Mkdir(launch, 0o755)
+	os.WriteFile(filepath.Join(launch, "f.txt"), []byte("new\n"), 0o644)
+	if text, isErr := read(); isErr || text != "new\n" {
+		t.Fatalf("launch recreated: %q %v", text, isErr)
+	}
+	other := filepath.Join(base, "other")
+	os.Mkdir(other, 0o755)
+	os.WriteFile(filepath.Join(other, "f.txt"), []byte("other\n"), 0o644)
+	os.RemoveAll(launch)
+	os.Symlink(other, launch)
+	if text, isErr := read(); isErr || text != "other\n" {
+		t.Fatalf("launch symlinked: %q %v", text, isErr)
+	}
+	// Concurrent calls share or open roots and all read the file.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				if text, isErr := read(); isErr || text != "other\n" {
+					t.Errorf("concurrent: %q %v", text, isErr)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
