@@ -34,7 +34,8 @@ type packSet struct {
 
 type packIndex struct {
 	name string // "pack-<hex>"
-	idx  *idxfile.MemoryIndex
+	idx  *rawIndex
+	file packFile // the .pack, opened on first read (packread.go)
 }
 
 // findPacked returns the pack holding h.
@@ -42,7 +43,7 @@ func (v *Vault) findPacked(h engine.Hash) (*packIndex, bool) {
 	v.packs.mu.RLock()
 	defer v.packs.mu.RUnlock()
 	for _, p := range v.packs.packs {
-		if ok, _ := p.idx.Contains(plumbing.Hash(h)); ok {
+		if _, ok := p.idx.find(h); ok {
 			return p, true
 		}
 	}
@@ -85,7 +86,7 @@ func (v *Vault) refreshPacks() (bool, error) {
 		if _, err := os.Stat(filepath.Join(dir, name+".pack")); err != nil {
 			continue // index without its pack: not usable (yet)
 		}
-		idx, err := loadIndex(filepath.Join(dir, name+".idx"), name)
+		idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
 		if err != nil {
 			return false, err
 		}
@@ -102,7 +103,7 @@ func (v *Vault) refreshPacks() (bool, error) {
 
 // addPack registers a pack this process just wrote.
 func (v *Vault) addPack(name string) error {
-	idx, err := loadIndex(filepath.Join(v.path, "objects", "pack", name+".idx"), name)
+	idx, err := loadPackIndex(filepath.Join(v.path, "objects", "pack", name+".idx"), name)
 	if err != nil {
 		return err
 	}
@@ -117,6 +118,23 @@ func (v *Vault) addPack(name string) error {
 	return nil
 }
 
+// loadPackIndex reads a pack's index for the vault's lookups.
+func loadPackIndex(path, name string) (*rawIndex, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open pack index: %w", err)
+	}
+	idx, err := parseIndex(b)
+	if err != nil {
+		return nil, fmt.Errorf("pack index %s: %w", path, err)
+	}
+	if want := strings.TrimPrefix(name, "pack-"); engine.Hash(idx.sum).String() != want {
+		return nil, fmt.Errorf("pack index %s: checksum does not match the name", path)
+	}
+	return idx, nil
+}
+
+// loadIndex decodes a pack index with go-git's decoder.
 func loadIndex(path, name string) (*idxfile.MemoryIndex, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -195,21 +213,30 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 }
 
 func (v *Vault) openPacked(p *packIndex, h engine.Hash) (int, int64, io.ReadCloser, error) {
+	typ, size, rc, err := v.openPackedDirect(p, h)
+	if !errors.Is(err, errNoFast) {
+		return typ, size, rc, err
+	}
+	// A delta entry (a pack git wrote): go-git resolves it.
+	gidx, err := p.idx.goGit()
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("pack index %s: %w", p.name, err)
+	}
 	f, err := v.fs.Open(filepath.Join("objects", "pack", p.name+".pack"))
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	pf := packfile.NewPackfileWithCache(p.idx, v.fs, f, v.cache, StreamThreshold)
+	pf := packfile.NewPackfileWithCache(gidx, v.fs, f, v.cache, StreamThreshold)
 	defer pf.Close()
 	obj, err := pf.Get(plumbing.Hash(h))
 	if err != nil {
 		return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
 	}
-	typ, err := fromPlumbingType(obj.Type(), h)
+	typ, err = fromPlumbingType(obj.Type(), h)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	rc, err := obj.Reader() // large objects stream from their own file handle
+	rc, err = obj.Reader() // large objects stream from their own file handle
 	if err != nil {
 		return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
 	}
