@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -54,5 +55,12 @@ func TestPlainReadFileArgs(t *testing.T) {
 	}
 	if accepted != 5 {
 		t.Fatalf("plain form accepted %d of the seeds, want 5", accepted)
+	}
+}
+
+func TestReadFileSummary(t *testing.T) {
+	d := readFileData{Path: "dir/a b.txt", StartLine: 2, EndLine: 30, TotalLines: 31, Size: 1 << 33, SHA256: "abc"}
+	if got, want := d.summary(), fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.Size, d.SHA256); got != want {
+		t.Fatalf("%q, want %q", got, want)
 	}
 }

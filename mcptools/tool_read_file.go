@@ -87,7 +87,25 @@ func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolR
 	// The text is the content itself (what a client shows the model, and
 	// what the reference server returns), then a summary line with the
 	// sha256 for expected_sha256.
-	return l.successTexts(w, d, d.Content, fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.Size, d.SHA256))
+	return l.successTexts(w, d, d.Content, d.summary())
+}
+
+// summary is the second text block: "<path>: lines <start>-<end> of
+// <total>, <size> bytes, sha256 <hex>".
+func (d *readFileData) summary() string {
+	b := make([]byte, 0, len(d.Path)+len(d.SHA256)+64)
+	b = append(b, d.Path...)
+	b = append(b, ": lines "...)
+	b = strconv.AppendInt(b, int64(d.StartLine), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(d.EndLine), 10)
+	b = append(b, " of "...)
+	b = strconv.AppendInt(b, int64(d.TotalLines), 10)
+	b = append(b, ", "...)
+	b = strconv.AppendInt(b, d.Size, 10)
+	b = append(b, " bytes, sha256 "...)
+	b = append(b, d.SHA256...)
+	return string(b)
 }
 
 // appendJSON encodes d like encoding/json (see appendMessage).

@@ -22,6 +22,7 @@ type leanClient struct {
 	id     int
 	req    []byte // request buffer, reused
 	server string
+	last   []byte // the last response line
 }
 
 // startLean spawns s and performs the MCP handshake with protocol.
@@ -93,6 +94,7 @@ func (c *leanClient) timedCall(method string, params any) (map[string]any, time.
 			return nil, 0, err
 		}
 		rt := time.Since(t0)
+		c.last = line
 		var msg map[string]any
 		if err := json.Unmarshal(line, &msg); err != nil {
 			return nil, 0, fmt.Errorf("response is not JSON: %v", err)

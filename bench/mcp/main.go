@@ -70,8 +70,16 @@ func main() {
 	startTarget := flag.Float64("start-target", 1.0/10, "max tv/node start+initialize p50 ratio (lean client)")
 	protocol := flag.String("protocol", "2025-11-25", "MCP protocol version the clients ask for (the same for both servers)")
 	sdk := flag.Bool("sdk", true, "also measure with the Go SDK client (second table)")
+	floor := flag.Bool("floor", true, "add the floor server to the lean client's table: no work, tv's captured response bytes")
+	canned := flag.String("canned", "", "run as the floor server answering tools/call with this file's response line (internal)")
 	cpuprofile := flag.String("cpuprofile", "", "write the driver's CPU profile here")
 	flag.Parse()
+	if *canned != "" {
+		b, err := os.ReadFile(*canned)
+		check(err)
+		check(serveCanned(b))
+		return
+	}
 	if *tv == "" || *nodeServer == "" {
 		fmt.Fprintln(os.Stderr, "usage: mcp -tv PATH -node PATH/dist/index.js [-n 500] [-sdk=false]")
 		os.Exit(2)
@@ -102,14 +110,28 @@ func main() {
 	fmt.Printf("file: %d bytes, %d lines; per server and client: %d timed read calls (after %d warm-up), %d start+initialize samples; servers interleaved A B A B; protocol %s\n",
 		len(opt.want), *lines, opt.n, opt.warm, opt.starts, opt.protocol)
 
-	lean, err := runLean(servers, opt)
+	leanServers := servers
+	if *floor {
+		resp, err := captureResponse(servers[0], opt)
+		check(err)
+		f := filepath.Join(dir, "tv-response.json")
+		check(os.WriteFile(f, resp, 0o644))
+		self, err := os.Executable()
+		check(err)
+		leanServers = append(servers[:2:2], server{"floor (no work, tv's bytes)", []string{self, "-canned", f}, dir, servers[0].tool, servers[0].args})
+	}
+	lean, err := runLean(leanServers, opt)
 	check(err)
 	fmt.Printf("\nLean client (bench/mcp/lean.go): round trip = request written to response line read; the response is then decoded with encoding/json into map[string]any and checked (not isError, text equal to the file):\n\n")
-	readRatio, totalRatio, startRatio := leanTable(servers, lean)
+	readRatio, totalRatio, startRatio := leanTable(leanServers, lean)
 	readOK, startOK := readRatio <= *readTarget, startRatio <= *startTarget
 	fmt.Printf("\nread round trip p50 ratio tv/node: %.3f (target <= %.3f) %s\n", readRatio, *readTarget, verdict(readOK))
 	fmt.Printf("start+initialize p50 ratio tv/node: %.3f (target <= %.3f) %s\n", startRatio, *startTarget, verdict(startOK))
-	fmt.Printf("read + client decode p50 ratio tv/node: %.3f (reported: the client's decoding of the two copies of the file costs the same for both servers)\n", totalRatio)
+	fmt.Printf("read + client decode p50 ratio tv/node: %.3f (reported: the client's decoding of the two copies of the file costs about the same for both servers)\n", totalRatio)
+	if *floor {
+		fmt.Printf("floor/node p50 ratios: read round trip %.3f, read + client decode %.3f (what a server doing nothing would score with tv's bytes)\n",
+			float64(pct(lean[2].reads, 50))/float64(pct(lean[1].reads, 50)), float64(pct(lean[2].totals, 50))/float64(pct(lean[1].totals, 50)))
+	}
 
 	if *sdk {
 		res, err := runSDK(servers, opt)
@@ -122,6 +144,20 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// captureResponse reads the file once from s with the lean client and
+// returns the response line.
+func captureResponse(s server, opt options) ([]byte, error) {
+	c, err := startLean(s, opt.protocol)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	if _, _, err := c.readText(s.tool, s.args, opt.want); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), c.last...), nil
 }
 
 func runLean(servers []server, opt options) ([]samples, error) {
@@ -218,13 +254,17 @@ func runSDK(servers []server, opt options) ([]samples, error) {
 
 // leanTable prints the lean client's table and returns the tv/node p50
 // ratios of read round trips, of whole read calls and of starts
-// (servers[0] is tv, servers[1] node).
+// (servers[0] is tv, servers[1] node, a third the floor server).
 func leanTable(servers []server, res []samples) (read, total, start float64) {
-	fmt.Printf("| server | start+initialize p50 | read round trip p50 | p90 | read + client decode p50 | p90 | ping round trip p50 |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| server | start+initialize p50 | read round trip p50 | p90 | client decode p50 | read + client decode p50 | p90 | ping round trip p50 |\n|---|---|---|---|---|---|---|---|\n")
 	for i, s := range servers {
 		r := res[i]
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", s.name, ms(pct(r.starts, 50)), ms(pct(r.reads, 50)), ms(pct(r.reads, 90)),
-			ms(pct(r.totals, 50)), ms(pct(r.totals, 90)), ms(pct(r.pings, 50)))
+		decode := make([]time.Duration, len(r.totals))
+		for j := range decode {
+			decode[j] = r.totals[j] - r.reads[j]
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", s.name, ms(pct(r.starts, 50)), ms(pct(r.reads, 50)), ms(pct(r.reads, 90)),
+			ms(pct(decode, 50)), ms(pct(r.totals, 50)), ms(pct(r.totals, 90)), ms(pct(r.pings, 50)))
 	}
 	return ratio(res, func(r samples) []time.Duration { return r.reads }),
 		ratio(res, func(r samples) []time.Duration { return r.totals }),
