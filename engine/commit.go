@@ -235,7 +235,10 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 			continue
 		}
 		f := p.disk.files[c.Path]
-		fh, err := p.disk.root.OpenFile(filepath.FromSlash(c.Path), os.O_RDONLY|noFollow, 0)
+		fh, err := p.disk.root.OpenFile(filepath.FromSlash(c.Path), os.O_RDONLY|noFollow|nonBlock, 0)
+		if err == nil {
+			fh, err = regularOnly(fh, c.Path)
+		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.Path, err)
 		}

@@ -186,3 +186,28 @@ func TestUnsafeCheckoutPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestStatCacheSeesRestoredMtime: a same-size edit whose mtime is put back
+// (cp -p, rsync -t, tar x, touch -d) is still seen as modified.
+func TestStatCacheSeesRestoredMtime(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 1)[0]
+	f := filepath.Join(d, "_config/voice.md")
+	must[*engine.Plan](t)(e.WalkTest(ctx, d)) // warm the cache
+	fi, err := os.Stat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(f)
+	b[0] ^= 0x20 // same size, different content
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(f, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); planString(p) != "~_config/voice.md" {
+		t.Fatalf("plan = %q, want the edit seen", planString(p))
+	}
+}

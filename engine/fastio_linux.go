@@ -284,6 +284,7 @@ func stampOfStat(st *unix.Stat_t) fileStamp {
 	return fileStamp{
 		Size:  st.Size,
 		Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
+		Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
 		Ino:   st.Ino,
 		Mode:  uint32(fileModeOfStat(uint32(st.Mode))),
 	}
@@ -332,7 +333,7 @@ func ignoringEINTR(fn func() error) error {
 // Linux 5.6, or filtered): the caller then opens through os.Root.
 func (d *dirHandle) openBeneath(rel string) (f *rawFile, ok bool, err error) {
 	how := unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	}
 	var fd int

@@ -38,7 +38,7 @@ func FuzzStatCache(f *testing.F) {
 		if err != nil {
 			return
 		}
-		const minEntry = 2 + 28 + 20 + 32 + 4
+		const minEntry = 2 + 36 + 20 + 32 + 4
 		if len(c.entries)*minEntry > len(b) {
 			t.Fatalf("%d entries from %d bytes", len(c.entries), len(b))
 		}

@@ -253,7 +253,7 @@ func (s *snapshot) openRead(p string) (io.ReadCloser, fileStamp, error) {
 			return rf, st, nil
 		}
 	}
-	fh, err := s.root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|noFollow, 0)
+	fh, err := s.root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, fileStamp{}, err
 	}
@@ -287,15 +287,37 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 	if _, ok := f.s.files[name]; !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
+	var fh *os.File
 	if f.s.fast != nil {
 		if rf, ok, err := f.s.fast.openBeneath(name); ok {
 			if err != nil {
 				return nil, err
 			}
-			return rf.osFile(filepath.FromSlash(name)), nil
+			fh = rf.osFile(filepath.FromSlash(name))
 		}
 	}
-	return f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow, 0)
+	if fh == nil {
+		var err error
+		if fh, err = f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow|nonBlock, 0); err != nil {
+			return nil, err
+		}
+	}
+	return regularOnly(fh, name)
+}
+
+// regularOnly returns fh if it is a regular file, else closes it: a file
+// swapped for a FIFO or device after the scan is never read (a read could
+// block forever).
+func regularOnly(fh *os.File, name string) (*os.File, error) {
+	fi, err := fh.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, name)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return fh, nil
 }
 
 // ReadDir serves listings from the scan, so validation does not walk the

@@ -192,7 +192,7 @@ func inventoryFS(fsys fs.FS, opener func(p string, info fs.FileInfo) func() (io.
 // openRegular opens a regular file inside root without following a
 // symlink and checks that it is still the file that was inspected.
 func openRegular(root *os.Root, name string, want fs.FileInfo) (io.ReadCloser, error) {
-	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow, 0)
+	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}

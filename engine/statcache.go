@@ -28,6 +28,10 @@ type statCache struct {
 type fileStamp struct {
 	Size  int64
 	Mtime int64 // ns
+	// Ctime (ns) changes on every write and on any mtime reset (touch -d,
+	// cp -p, rsync -t, tar x), so a same-size edit whose mtime was put back
+	// is still seen.
+	Ctime int64
 	Ino   uint64
 	Mode  uint32
 }
@@ -41,12 +45,13 @@ type cacheEntry struct {
 
 // statCacheMagic opens a stat cache file; a CRC-32C of everything before
 // it closes the file (see writeStatCache).
-const statCacheMagic = "TVSC3\n"
+const statCacheMagic = "TVSC4\n"
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		s.Ino = uint64(st.Ino)
+		s.Ctime = ctimeNanos(st)
 	}
 	return s
 }
@@ -194,7 +199,7 @@ func (d *decoder) str() string {
 	return v
 }
 func (d *decoder) stamp() fileStamp {
-	return fileStamp{Size: int64(d.u64()), Mtime: int64(d.u64()), Ino: d.u64(), Mode: d.u32()}
+	return fileStamp{Size: int64(d.u64()), Mtime: int64(d.u64()), Ctime: int64(d.u64()), Ino: d.u64(), Mode: d.u32()}
 }
 
 // writeStatCache writes the cache for dir's current manifest m and the
@@ -205,7 +210,7 @@ func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) err
 	if err != nil {
 		return err
 	}
-	const entryBytes = 2 + 28 + 20 + 32 + 4 // without the path
+	const entryBytes = 2 + 36 + 20 + 32 + 4 // without the path
 	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + len(entries)*entryBytes
 	for _, f := range m.Scope {
 		size += 2 + len(f)
@@ -222,6 +227,7 @@ func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) err
 	stamp := func(s fileStamp) {
 		b = le.AppendUint64(b, uint64(s.Size))
 		b = le.AppendUint64(b, uint64(s.Mtime))
+		b = le.AppendUint64(b, uint64(s.Ctime))
 		b = le.AppendUint64(b, s.Ino)
 		b = le.AppendUint32(b, s.Mode)
 	}

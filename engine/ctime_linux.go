@@ -1,0 +1,6 @@
+package engine
+
+import "syscall"
+
+// ctimeNanos is a stat's change time in nanoseconds.
+func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
