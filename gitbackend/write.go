@@ -69,6 +69,9 @@ type packWriter struct {
 	seen    map[engine.Hash]bool
 	err     error // first failure: the batch is aborted
 	done    bool
+
+	pipe      *packPipe  // compression workers (packpipe.go), nil until used
+	looseDirs *[256]bool // objects/xx folders that exist, listed on first use
 }
 
 var writerBufs = sync.Pool{New: func() any { b := make([]byte, readBufferBytes); return &b }}
@@ -156,6 +159,13 @@ func (w *packWriter) WriteBlob(r io.Reader, size int64) (engine.Hash, error) {
 	if size < 0 {
 		return engine.ZeroHash, w.fail(fmt.Errorf("%w: blob size %d is negative", engine.ErrUsage, size))
 	}
+	if size <= pipeObjectBytes {
+		return w.writeBlobPipelined(r, size)
+	}
+	// A large blob streams: the objects queued before it go first.
+	if err := w.drainPipe(); err != nil {
+		return engine.ZeroHash, w.fail(err)
+	}
 	if err := w.start(); err != nil {
 		return engine.ZeroHash, w.fail(fmt.Errorf("write pack: %w", err))
 	}
@@ -204,7 +214,7 @@ func (w *packWriter) WriteBlob(r io.Reader, size int64) (engine.Hash, error) {
 	}
 	var id engine.Hash
 	sum.Sum(id[:0])
-	if w.seen[id] || w.v.hasObject(id) {
+	if w.seen[id] || w.exists(id) {
 		if err := w.truncate(start); err != nil {
 			return engine.ZeroHash, w.fail(err)
 		}
@@ -230,29 +240,17 @@ func (w *packWriter) truncate(off int64) error {
 	return nil
 }
 
-// writeSmall writes an object whose content is in memory.
+// writeSmall writes an object whose content is in memory (and is not
+// used by the caller afterwards).
 func (w *packWriter) writeSmall(typ int, content []byte) (engine.Hash, error) {
 	id := hashObject(typ, content)
-	if w.seen[id] || w.v.hasObject(id) {
+	if w.seen[id] || w.exists(id) {
 		return id, nil
 	}
-	if err := w.start(); err != nil {
-		return engine.ZeroHash, w.fail(fmt.Errorf("write pack: %w", err))
-	}
-	start := w.pos
-	w.crc.Reset()
-	if err := w.writeEntryHeader(typ, int64(len(content))); err != nil {
-		return engine.ZeroHash, w.fail(fmt.Errorf("write pack: %w", err))
-	}
-	zw := w.zlibWriter()
-	if _, err := zw.Write(content); err != nil {
-		return engine.ZeroHash, w.fail(fmt.Errorf("write pack: %w", err))
-	}
-	if err := zw.Close(); err != nil {
-		return engine.ZeroHash, w.fail(fmt.Errorf("write pack: %w", err))
-	}
 	w.seen[id] = true
-	w.entries = append(w.entries, packEntry{id: id, offset: start, crc: w.crc.Sum32()})
+	if err := w.submit(typ, id, &content); err != nil {
+		return engine.ZeroHash, w.fail(err)
+	}
 	return id, nil
 }
 
@@ -287,6 +285,12 @@ func (w *packWriter) Finish() error {
 		w.Abort()
 		return err
 	}
+	if err := w.drainPipe(); err != nil {
+		w.fail(err)
+		w.Abort()
+		return err
+	}
+	w.stopPipe()
 	if len(w.entries) == 0 {
 		w.done = true
 		return w.removeTemp()
@@ -478,6 +482,7 @@ func (w *packWriter) Abort() error {
 		return nil
 	}
 	w.done = true
+	w.stopPipe()
 	return w.removeTemp()
 }
 
