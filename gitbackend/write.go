@@ -149,9 +149,12 @@ func (w *packWriter) zlibWriter() *zlib.Writer {
 	return w.zw
 }
 
-// WriteBlob streams exactly size bytes from r into the pack, hashing while
-// it compresses. A blob the vault or this batch already has is cut off
-// the pack again (its id is still returned).
+// WriteBlob reads exactly size bytes from r into the pack. A blob of up to
+// pipeObjectBytes (1 MiB) is read and hashed here and compressed by the
+// pipeline's workers (packpipe.go); a blob the vault or this batch already
+// has is not written. A larger blob streams, hashed while it compresses,
+// and is never held in memory whole; a duplicate is cut off the pack
+// again. Either way its id is returned.
 func (w *packWriter) WriteBlob(r io.Reader, size int64) (engine.Hash, error) {
 	if err := w.usable(); err != nil {
 		return engine.ZeroHash, err
