@@ -25,13 +25,42 @@ import (
 
 // jsonAppender is a value that appends its own JSON encoding.
 type jsonAppender interface {
-	appendJSON(dst []byte) ([]byte, error)
+	appendJSON(e *jsonEnc) error
 }
+
+// jsonEnc is one message's encoding: the buffer, and the last long string
+// encoded, so the same string met again (read_file's content is both the
+// text block and data.content) is copied rather than escaped again.
+type jsonEnc struct {
+	b               []byte
+	memo            string
+	memoAt, memoEnd int
+}
+
+// memoMin is the shortest string jsonEnc remembers.
+const memoMin = 1024
+
+// str appends s as a JSON string (appendString).
+func (e *jsonEnc) str(s string) {
+	if len(s) >= memoMin && len(s) == len(e.memo) && unsafe.StringData(s) == unsafe.StringData(e.memo) {
+		e.b = append(e.b, e.b[e.memoAt:e.memoEnd]...)
+		return
+	}
+	at := len(e.b)
+	e.b = appendString(e.b, s)
+	if len(s) >= memoMin {
+		e.memo, e.memoAt, e.memoEnd = s, at, len(e.b)
+	}
+}
+
+func (e *jsonEnc) raw(s string) { e.b = append(e.b, s...) }
+
+func (e *jsonEnc) int(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
 
 // appendMessage appends the JSON encoding of a JSON-RPC message to dst.
 func appendMessage(dst []byte, msg any) ([]byte, error) {
-	switch m := msg.(type) {
-	case mcp.JSONRPCResponse:
+	e := &jsonEnc{b: dst}
+	if m, ok := msg.(mcp.JSONRPCResponse); ok {
 		var res *mcp.CallToolResult
 		switch r := m.Result.(type) {
 		case *mcp.CallToolResult:
@@ -40,37 +69,44 @@ func appendMessage(dst []byte, msg any) ([]byte, error) {
 			res = &r
 		}
 		if res != nil && m.JSONRPC == mcp.JSONRPC_VERSION {
-			dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-			dst, err := appendAny(dst, m.ID.Value())
-			if err != nil {
-				return dst, err
+			e.raw(`{"jsonrpc":"2.0","id":`)
+			if err := e.any(m.ID.Value()); err != nil {
+				return e.b, err
 			}
-			dst = append(dst, `,"result":`...)
-			if dst, err = appendCallToolResult(dst, res); err != nil {
-				return dst, err
+			e.raw(`,"result":`)
+			if err := e.callToolResult(res); err != nil {
+				return e.b, err
 			}
-			return append(dst, '}'), nil
+			e.raw("}")
+			return e.b, nil
 		}
 	}
-	return appendAny(dst, msg)
+	err := e.any(msg)
+	return e.b, err
 }
 
-// appendCallToolResult encodes r like CallToolResult.MarshalJSON (a map,
-// so members in key order).
+// appendCallToolResult appends r's encoding to dst.
 func appendCallToolResult(dst []byte, r *mcp.CallToolResult) ([]byte, error) {
-	var err error
-	dst = append(dst, '{')
+	e := &jsonEnc{b: dst}
+	err := e.callToolResult(r)
+	return e.b, err
+}
+
+// callToolResult encodes r like CallToolResult.MarshalJSON (a map, so
+// members in key order).
+func (e *jsonEnc) callToolResult(r *mcp.CallToolResult) error {
+	e.raw("{")
 	if r.Meta != nil {
-		dst = append(dst, `"_meta":`...)
-		if dst, err = appendAny(dst, r.Meta); err != nil {
-			return dst, err
+		e.raw(`"_meta":`)
+		if err := e.any(r.Meta); err != nil {
+			return err
 		}
-		dst = append(dst, ',')
+		e.raw(",")
 	}
-	dst = append(dst, `"content":[`...)
+	e.raw(`"content":[`)
 	for i, c := range r.Content {
 		if i > 0 {
-			dst = append(dst, ',')
+			e.raw(",")
 		}
 		var t *mcp.TextContent
 		switch c := c.(type) {
@@ -80,76 +116,84 @@ func appendCallToolResult(dst []byte, r *mcp.CallToolResult) ([]byte, error) {
 			t = c
 		}
 		if t != nil && t.Annotations == nil && t.Meta == nil {
-			dst = append(dst, `{"type":`...)
-			dst = appendString(dst, t.Type)
-			dst = append(dst, `,"text":`...)
-			dst = appendString(dst, t.Text)
-			dst = append(dst, '}')
+			e.raw(`{"type":`)
+			e.str(t.Type)
+			e.raw(`,"text":`)
+			e.str(t.Text)
+			e.raw("}")
 			continue
 		}
-		if dst, err = appendAny(dst, c); err != nil {
-			return dst, err
+		if err := e.any(c); err != nil {
+			return err
 		}
 	}
-	dst = append(dst, ']')
+	e.raw("]")
 	if len(r.InputRequests) > 0 {
-		dst = append(dst, `,"inputRequests":`...)
-		if dst, err = appendAny(dst, r.InputRequests); err != nil {
-			return dst, err
+		e.raw(`,"inputRequests":`)
+		if err := e.any(r.InputRequests); err != nil {
+			return err
 		}
 	}
 	if r.IsError {
-		dst = append(dst, `,"isError":true`...)
+		e.raw(`,"isError":true`)
 	}
 	if r.RequestState != "" {
-		dst = append(dst, `,"requestState":`...)
-		dst = appendString(dst, r.RequestState)
+		e.raw(`,"requestState":`)
+		e.str(r.RequestState)
 	}
 	if r.ResultType != "" {
-		dst = append(dst, `,"resultType":`...)
-		if dst, err = appendAny(dst, r.ResultType); err != nil {
-			return dst, err
+		e.raw(`,"resultType":`)
+		if err := e.any(r.ResultType); err != nil {
+			return err
 		}
 	}
 	if len(r.RawStructuredContent) > 0 {
-		dst = append(dst, `,"structuredContent":`...)
-		if dst, err = appendAny(dst, r.RawStructuredContent); err != nil {
-			return dst, err
+		e.raw(`,"structuredContent":`)
+		if err := e.any(r.RawStructuredContent); err != nil {
+			return err
 		}
 	} else if r.StructuredContent != nil {
-		dst = append(dst, `,"structuredContent":`...)
-		if dst, err = appendAny(dst, r.StructuredContent); err != nil {
-			return dst, err
+		e.raw(`,"structuredContent":`)
+		if err := e.any(r.StructuredContent); err != nil {
+			return err
 		}
 	}
-	return append(dst, '}'), nil
+	e.raw("}")
+	return nil
 }
 
-// appendAny appends v's encoding: its own appendJSON, a few scalar types
+// any appends v's encoding: its own appendJSON, a few scalar types
 // directly, else json.Marshal.
-func appendAny(dst []byte, v any) ([]byte, error) {
+func (e *jsonEnc) any(v any) error {
 	switch v := v.(type) {
 	case jsonAppender:
-		return v.appendJSON(dst)
+		return v.appendJSON(e)
 	case string:
-		return appendString(dst, v), nil
+		e.str(v)
+		return nil
 	case int64:
-		return strconv.AppendInt(dst, v, 10), nil
+		e.int(v)
+		return nil
 	case int:
-		return strconv.AppendInt(dst, int64(v), 10), nil
+		e.int(int64(v))
+		return nil
 	case float64:
 		// JSON-RPC ids decoded by mcp-go: whole numbers print as integers
 		// in encoding/json too (below 1e21; kept well inside).
 		if v == float64(int64(v)) && v > -1e15 && v < 1e15 {
-			return strconv.AppendInt(dst, int64(v), 10), nil
+			e.int(int64(v))
+			return nil
 		}
 	case bool:
-		return strconv.AppendBool(dst, v), nil
+		e.b = strconv.AppendBool(e.b, v)
+		return nil
 	case nil:
-		return append(dst, "null"...), nil
+		e.raw("null")
+		return nil
 	}
 	b, err := json.Marshal(v)
-	return append(dst, b...), err
+	e.b = append(e.b, b...)
+	return err
 }
 
 // appendString appends s as a JSON string: encoding/json's escaping

@@ -74,7 +74,17 @@ func TestAppendMessage(t *testing.T) {
 	meta.Meta = &mcp.Meta{AdditionalFields: map[string]any{"k": "v"}}
 	env := Envelope{CapturedAt: 1700000000, Workspace: WorkspaceRef{ID: "launch", Root: "/tmp/w<s>", Kind: KindLaunch},
 		Data: readFileData{Path: "a.txt", Content: "x\ny\n", StartLine: 1, EndLine: 2, TotalLines: 2, Size: 4, SHA256: "ab", LineNumbers: true}}
+	// A long string met twice is copied the second time (jsonEnc.memo);
+	// another string of the same length is encoded afresh.
+	long := strings.Repeat("ab\"c\n<\u2028", 300)
+	other := strings.Repeat("x", len(long))
+	longEnv := func(content string) Envelope {
+		return Envelope{Workspace: WorkspaceRef{ID: "launch"}, Data: readFileData{Path: "f", Content: content}}
+	}
 	results := []*mcp.CallToolResult{
+		{Content: []mcp.Content{mcp.NewTextContent(long), mcp.NewTextContent(long)}, StructuredContent: longEnv(long)},
+		{Content: []mcp.Content{mcp.NewTextContent(long)}, StructuredContent: longEnv(other)},
+		{Content: []mcp.Content{mcp.NewTextContent(other), mcp.NewTextContent(long)}, StructuredContent: longEnv(strings.Clone(long))},
 		{Content: []mcp.Content{text}, StructuredContent: env},
 		{Content: []mcp.Content{text, mcp.NewTextContent("second")}, StructuredContent: &env},
 		{Content: []mcp.Content{&text}},
@@ -127,10 +137,11 @@ func TestEnvelopeAppendJSON(t *testing.T) {
 		readFileData{Path: "dir/f.go", Content: "package x\n", StartLine: 3, EndLine: 4, TotalLines: 10, Size: 1 << 40, SHA256: strings.Repeat("f", 64)},
 		WorkspaceRef{},
 	} {
-		got, err := v.appendJSON(nil)
-		if err != nil {
+		e := &jsonEnc{}
+		if err := v.appendJSON(e); err != nil {
 			t.Fatal(err)
 		}
+		got := e.b
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)

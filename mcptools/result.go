@@ -2,7 +2,6 @@ package mcptools
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,19 +38,19 @@ func SuccessTexts(now time.Time, workspace, data any, texts ...string) (*mcp.Cal
 }
 
 // appendJSON encodes the envelope like encoding/json (see appendMessage).
-func (e Envelope) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"captured_at":`...)
-	dst = strconv.AppendInt(dst, e.CapturedAt, 10)
-	dst = append(dst, `,"workspace":`...)
-	dst, err := appendAny(dst, e.Workspace)
-	if err != nil {
-		return dst, err
+func (v Envelope) appendJSON(e *jsonEnc) error {
+	e.raw(`{"captured_at":`)
+	e.int(v.CapturedAt)
+	e.raw(`,"workspace":`)
+	if err := e.any(v.Workspace); err != nil {
+		return err
 	}
-	dst = append(dst, `,"data":`...)
-	if dst, err = appendAny(dst, e.Data); err != nil {
-		return dst, err
+	e.raw(`,"data":`)
+	if err := e.any(v.Data); err != nil {
+		return err
 	}
-	return append(dst, '}'), nil
+	e.raw("}")
+	return nil
 }
 
 // Failure returns an isError result explaining a domain failure (refused

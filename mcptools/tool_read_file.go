@@ -109,24 +109,25 @@ func (d *readFileData) summary() string {
 }
 
 // appendJSON encodes d like encoding/json (see appendMessage).
-func (d readFileData) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"path":`...)
-	dst = appendString(dst, d.Path)
-	dst = append(dst, `,"content":`...)
-	dst = appendString(dst, d.Content)
-	dst = append(dst, `,"start_line":`...)
-	dst = strconv.AppendInt(dst, int64(d.StartLine), 10)
-	dst = append(dst, `,"end_line":`...)
-	dst = strconv.AppendInt(dst, int64(d.EndLine), 10)
-	dst = append(dst, `,"total_lines":`...)
-	dst = strconv.AppendInt(dst, int64(d.TotalLines), 10)
-	dst = append(dst, `,"size":`...)
-	dst = strconv.AppendInt(dst, d.Size, 10)
-	dst = append(dst, `,"sha256":`...)
-	dst = appendString(dst, d.SHA256)
-	dst = append(dst, `,"line_numbers":`...)
-	dst = strconv.AppendBool(dst, d.LineNumbers)
-	return append(dst, '}'), nil
+func (d readFileData) appendJSON(e *jsonEnc) error {
+	e.raw(`{"path":`)
+	e.str(d.Path)
+	e.raw(`,"content":`)
+	e.str(d.Content)
+	e.raw(`,"start_line":`)
+	e.int(int64(d.StartLine))
+	e.raw(`,"end_line":`)
+	e.int(int64(d.EndLine))
+	e.raw(`,"total_lines":`)
+	e.int(int64(d.TotalLines))
+	e.raw(`,"size":`)
+	e.int(d.Size)
+	e.raw(`,"sha256":`)
+	e.str(d.SHA256)
+	e.raw(`,"line_numbers":`)
+	e.b = strconv.AppendBool(e.b, d.LineNumbers)
+	e.raw("}")
+	return nil
 }
 
 // CountLines returns the number of lines of b: newlines, plus one for a

@@ -42,14 +42,15 @@ type WorkspaceRef struct {
 }
 
 // appendJSON encodes the reference like encoding/json (see appendMessage).
-func (r WorkspaceRef) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, r.ID)
-	dst = append(dst, `,"root":`...)
-	dst = appendString(dst, r.Root)
-	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, r.Kind)
-	return append(dst, '}'), nil
+func (r WorkspaceRef) appendJSON(e *jsonEnc) error {
+	e.raw(`{"id":`)
+	e.str(r.ID)
+	e.raw(`,"root":`)
+	e.str(r.Root)
+	e.raw(`,"kind":`)
+	e.str(r.Kind)
+	e.raw("}")
+	return nil
 }
 
 var workspaceRefSchema = OpenObject(Schema{
