@@ -244,8 +244,9 @@ func (c *stdioConn) serveDirect(line []byte) bool {
 
 // objectMembers calls f with each member of the JSON object b (valid
 // JSON, json.Valid) in order: the name as written (it must have no
-// escapes; invalid UTF-8 is passed as is) and the value's bytes. It stops and returns false when b is not
-// an object, a name has an escape, or f returns false.
+// escapes; invalid UTF-8 is passed as is) and the value's bytes. It stops
+// and returns false when b is not an object, a name has an escape, or f
+// returns false.
 func objectMembers(b []byte, f func(name string, value []byte) bool) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -345,8 +346,8 @@ func skipString(b []byte, i int) int {
 }
 
 // callDirect runs a direct tool and writes its response (the request id
-// echoed as sent) with one Write; a panic is answered like mcp-go's
-// WithRecovery answers it.
+// echoed as sent) with one Write; a panic, or no result, is answered like
+// mcp-go answers it.
 func (c *stdioConn) callDirect(id json.RawMessage, name string, tool DirectTool, args json.RawMessage) {
 	res, perr := func() (res *mcp.CallToolResult, perr any) {
 		defer func() { perr = recover() }()
@@ -355,7 +356,7 @@ func (c *stdioConn) callDirect(id json.RawMessage, name string, tool DirectTool,
 	if perr != nil || res == nil {
 		msg := fmt.Sprintf("panic recovered in %s tool handler: %v", name, perr)
 		if perr == nil {
-			msg = fmt.Sprintf("tool %s returned no result", name)
+			msg = fmt.Sprintf("tool '%s' handler returned no result", name) // as mcp-go
 		}
 		if err := writeError(c.w, id, CodeInternalError, msg); err != nil {
 			c.logger.Printf("write response: %v", err)

@@ -229,7 +229,7 @@ func (l *Local) open(id string) (workspace, *wsfs.FS, error) {
 // cachedRoot is the launch workspace opened once and kept for read_file:
 // each use first checks (one stat) that the launch path still names the
 // directory held open, which is what opening it afresh would give, for two
-// syscalls fewer than opening and closing it (see openLaunchCached).
+// syscalls fewer than opening and closing it (see openRead).
 type cachedRoot struct {
 	fs *wsfs.FS
 	fi os.FileInfo // the held directory's own stat
