@@ -19,43 +19,54 @@ import (
 
 // The compression pipeline of the pack writer. An object up to
 // pipeObjectBytes is read (and hashed: its id is returned at once) by the
-// caller, then compressed by a pool of workers while the caller goes on to
-// the next file; the caller appends finished entries to the pack in the
-// order they were written, so the pack is byte for byte what the
-// sequential writer makes. Larger blobs stream through the caller as
-// before: the writer never holds more than pipeInFlight objects of at most
-// pipeObjectBytes each.
+// caller into the current batch, then compressed by a pool of workers
+// while the caller goes on to the next file. A batch holds about
+// pipeBatchBytes of objects in one buffer (one worker wake-up and two
+// buffers per batch, not per file), and the caller appends finished
+// entries to the pack in the order they were written, so the pack is byte
+// for byte what the sequential writer makes. Larger blobs stream through
+// the caller as before. At most pipeInFlight batches are buffered.
 
 const (
 	// pipeObjectBytes is the largest object the pipeline buffers.
 	pipeObjectBytes = StreamThreshold
+	// pipeBatchBytes and pipeBatchObjects close a batch.
+	pipeBatchBytes   = 256 << 10
+	pipeBatchObjects = 128
 )
 
-// pipeInFlight bounds the objects buffered at once (raw or compressed).
-var pipeInFlight = 4 * pipeWorkers
-
-// pipeWorkers is how many objects are compressed at once.
+// pipeWorkers is how many batches are compressed at once.
 var pipeWorkers = min(max(runtime.GOMAXPROCS(0), 1), 8)
 
-// pipeJob is one object on its way into the pack.
+// pipeInFlight bounds the batches buffered at once (raw or compressed).
+var pipeInFlight = 3 * pipeWorkers
+
+// pipeObj is one object of a batch: its bytes in the batch's buffers.
+type pipeObj struct {
+	typ            int
+	id             engine.Hash
+	rawFrom, rawTo int
+	zipFrom, zipTo int
+}
+
+// pipeJob is a batch of objects compressed by one worker.
 type pipeJob struct {
-	typ  int
-	size int64
-	id   engine.Hash
-	raw  *[]byte       // content; returned to rawBufs once compressed
-	out  *bytes.Buffer // compressed content; returned to outBufs once written
+	objs []pipeObj
+	raw  *[]byte       // the objects' contents, back to back
+	out  *bytes.Buffer // their compressed forms, back to back
 	done chan struct{}
 }
 
 var (
-	rawBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
-	outBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, pipeBatchBytes+64<<10); return &b }}
+	outBufs   = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 )
 
 // packPipe runs the workers of one writer.
 type packPipe struct {
 	jobs    chan *pipeJob
-	pending []*pipeJob // submitted, not yet in the pack; oldest first
+	cur     *pipeJob   // the batch being filled
+	pending []*pipeJob // sent, not yet in the pack; oldest first
 	wg      sync.WaitGroup
 }
 
@@ -69,12 +80,15 @@ func newPackPipe() *packPipe {
 			for j := range p.jobs {
 				j.out = outBufs.Get().(*bytes.Buffer)
 				j.out.Reset()
-				zw.Reset(j.out)
-				zw.Write(*j.raw) // into memory: cannot fail
-				zw.Close()
-				*j.raw = (*j.raw)[:0]
-				rawBufs.Put(j.raw)
-				j.raw = nil
+				for i := range j.objs {
+					o := &j.objs[i]
+					o.zipFrom = j.out.Len()
+					zw.Reset(j.out)
+					zw.Write((*j.raw)[o.rawFrom:o.rawTo]) // into memory: cannot fail
+					zw.Close()
+					o.zipTo = j.out.Len()
+				}
+				j.releaseRaw()
 				close(j.done)
 			}
 		}()
@@ -82,41 +96,121 @@ func newPackPipe() *packPipe {
 	return p
 }
 
-// stop ends the workers (after the jobs already queued).
+func (j *pipeJob) releaseRaw() {
+	if j.raw != nil {
+		if cap(*j.raw) <= 4*pipeBatchBytes { // keep the pool's buffers small
+			*j.raw = (*j.raw)[:0]
+			batchBufs.Put(j.raw)
+		}
+		j.raw = nil
+	}
+}
+
+func (j *pipeJob) releaseOut() {
+	if j.out != nil {
+		if j.out.Cap() <= 4*pipeBatchBytes {
+			outBufs.Put(j.out)
+		}
+		j.out = nil
+	}
+}
+
+// stop ends the workers (after the batches already sent) and drops what
+// was not written.
 func (p *packPipe) stop() {
 	close(p.jobs)
 	p.wg.Wait()
 	for _, j := range p.pending {
-		if j.out != nil {
-			outBufs.Put(j.out)
-		}
+		j.releaseOut()
 	}
-	p.pending = nil
+	if p.cur != nil {
+		p.cur.releaseRaw()
+	}
+	p.pending, p.cur = nil, nil
 }
 
-// readPipelined reads exactly size bytes of r into a pooled buffer and
-// checks that r ends there.
-func readPipelined(r io.Reader, size int64) (*[]byte, error) {
-	bp := rawBufs.Get().(*[]byte)
-	if int64(cap(*bp)) < size {
-		*bp = make([]byte, size)
+// room returns the current batch with room for size more bytes, sending
+// the current one first when it has none.
+func (w *packWriter) room(size int64) *pipeJob {
+	if w.pipe == nil {
+		w.pipe = newPackPipe()
 	}
-	b := (*bp)[:size]
+	p := w.pipe
+	if p.cur != nil && int64(cap(*p.cur.raw)-len(*p.cur.raw)) < size {
+		p.send()
+	}
+	if p.cur == nil {
+		raw := batchBufs.Get().(*[]byte)
+		if int64(cap(*raw)) < size {
+			*raw = make([]byte, 0, size)
+		}
+		p.cur = &pipeJob{raw: raw, done: make(chan struct{})}
+	}
+	return p.cur
+}
+
+// send hands the current batch to the workers.
+func (p *packPipe) send() {
+	if len(p.cur.objs) == 0 {
+		p.cur.releaseRaw()
+	} else {
+		p.pending = append(p.pending, p.cur)
+		p.jobs <- p.cur
+	}
+	p.cur = nil
+}
+
+// writeBlobPipelined is WriteBlob for a blob of at most pipeObjectBytes:
+// read and hashed into the current batch, compressed by a worker.
+func (w *packWriter) writeBlobPipelined(r io.Reader, size int64) (engine.Hash, error) {
+	j := w.room(size)
+	from := len(*j.raw)
+	b := (*j.raw)[from : from+int(size)]
 	n, err := io.ReadFull(r, b)
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		rawBufs.Put(bp)
-		return nil, fmt.Errorf("%w: blob is shorter than its size %d: got %d bytes", engine.ErrUsage, size, n)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("%w: blob is shorter than its size %d: got %d bytes", engine.ErrUsage, size, n)
+	case err != nil:
+		err = fmt.Errorf("read blob: %w", err)
+	default:
+		err = expectEOF(r, size)
 	}
 	if err != nil {
-		rawBufs.Put(bp)
-		return nil, fmt.Errorf("read blob: %w", err)
+		return engine.ZeroHash, w.fail(err)
 	}
-	if err := expectEOF(r, size); err != nil {
-		rawBufs.Put(bp)
-		return nil, err
+	sum := sha1.New()
+	sum.Write(objectHeader(typeBlob, size))
+	sum.Write(b)
+	var id engine.Hash
+	sum.Sum(id[:0])
+	if w.seen[id] || w.exists(id) {
+		return id, nil // its bytes stay unclaimed in the batch buffer
 	}
-	*bp = b
-	return bp, nil
+	w.seen[id] = true
+	*j.raw = (*j.raw)[:from+int(size)]
+	return id, w.add(j, typeBlob, id, from)
+}
+
+// writeSmallPipelined queues an object whose content is in memory.
+func (w *packWriter) writeSmallPipelined(typ int, id engine.Hash, content []byte) error {
+	j := w.room(int64(len(content)))
+	from := len(*j.raw)
+	*j.raw = append(*j.raw, content...)
+	return w.add(j, typ, id, from)
+}
+
+// add records the object just placed at raw[from:] of batch j, sends the
+// batch when it is full and writes the finished ones.
+func (w *packWriter) add(j *pipeJob, typ int, id engine.Hash, from int) error {
+	j.objs = append(j.objs, pipeObj{typ: typ, id: id, rawFrom: from, rawTo: len(*j.raw)})
+	if len(*j.raw) < pipeBatchBytes && len(j.objs) < pipeBatchObjects {
+		return nil
+	}
+	w.pipe.send()
+	if err := w.flushPipe(len(w.pipe.pending) >= pipeInFlight); err != nil {
+		return w.fail(err)
+	}
+	return nil
 }
 
 // expectEOF checks that r, which gave size bytes, has no byte left.
@@ -137,42 +231,8 @@ func expectEOF(r io.Reader, size int64) error {
 	return nil
 }
 
-// writeBlobPipelined is WriteBlob for a blob of at most pipeObjectBytes.
-func (w *packWriter) writeBlobPipelined(r io.Reader, size int64) (engine.Hash, error) {
-	raw, err := readPipelined(r, size)
-	if err != nil {
-		return engine.ZeroHash, w.fail(err)
-	}
-	sum := sha1.New()
-	sum.Write(objectHeader(typeBlob, size))
-	sum.Write(*raw)
-	var id engine.Hash
-	sum.Sum(id[:0])
-	if w.seen[id] || w.exists(id) {
-		*raw = (*raw)[:0]
-		rawBufs.Put(raw)
-		return id, nil
-	}
-	w.seen[id] = true
-	if err := w.submit(typeBlob, id, raw); err != nil {
-		return engine.ZeroHash, w.fail(err)
-	}
-	return id, nil
-}
-
-// submit queues an object for compression and writes the finished ones.
-func (w *packWriter) submit(typ int, id engine.Hash, raw *[]byte) error {
-	if w.pipe == nil {
-		w.pipe = newPackPipe()
-	}
-	j := &pipeJob{typ: typ, size: int64(len(*raw)), id: id, raw: raw, done: make(chan struct{})}
-	w.pipe.pending = append(w.pipe.pending, j)
-	w.pipe.jobs <- j
-	return w.flushPipe(len(w.pipe.pending) >= pipeInFlight)
-}
-
-// flushPipe appends finished objects to the pack in submission order;
-// with wait it waits for the oldest one first (all, at drain).
+// flushPipe appends finished batches to the pack in the order they were
+// sent; with wait it waits for the oldest one first.
 func (w *packWriter) flushPipe(wait bool) error {
 	p := w.pipe
 	if p == nil {
@@ -190,9 +250,13 @@ func (w *packWriter) flushPipe(wait bool) error {
 			}
 		}
 		p.pending = p.pending[1:]
-		err := w.writeCompressed(j)
-		outBufs.Put(j.out)
-		j.out = nil
+		var err error
+		for i := range j.objs {
+			if err = w.writeCompressed(j, &j.objs[i]); err != nil {
+				break
+			}
+		}
+		j.releaseOut()
 		if err != nil {
 			return err
 		}
@@ -203,7 +267,14 @@ func (w *packWriter) flushPipe(wait bool) error {
 
 // drainPipe writes every queued object to the pack.
 func (w *packWriter) drainPipe() error {
-	for w.pipe != nil && len(w.pipe.pending) > 0 {
+	p := w.pipe
+	if p == nil {
+		return nil
+	}
+	if p.cur != nil {
+		p.send()
+	}
+	for len(p.pending) > 0 {
 		if err := w.flushPipe(true); err != nil {
 			return err
 		}
@@ -220,19 +291,19 @@ func (w *packWriter) stopPipe() {
 }
 
 // writeCompressed appends one compressed object to the pack.
-func (w *packWriter) writeCompressed(j *pipeJob) error {
+func (w *packWriter) writeCompressed(j *pipeJob, o *pipeObj) error {
 	if err := w.start(); err != nil {
 		return fmt.Errorf("write pack: %w", err)
 	}
 	start := w.pos
 	w.crc.Reset()
-	if err := w.writeEntryHeader(j.typ, j.size); err != nil {
+	if err := w.writeEntryHeader(o.typ, int64(o.rawTo-o.rawFrom)); err != nil {
 		return fmt.Errorf("write pack: %w", err)
 	}
-	if _, err := w.Write(j.out.Bytes()); err != nil {
+	if _, err := w.Write(j.out.Bytes()[o.zipFrom:o.zipTo]); err != nil {
 		return fmt.Errorf("write pack: %w", err)
 	}
-	w.entries = append(w.entries, packEntry{id: j.id, offset: start, crc: w.crc.Sum32()})
+	w.entries = append(w.entries, packEntry{id: o.id, offset: start, crc: w.crc.Sum32()})
 	return nil
 }
 

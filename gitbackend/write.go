@@ -243,15 +243,14 @@ func (w *packWriter) truncate(off int64) error {
 	return nil
 }
 
-// writeSmall writes an object whose content is in memory (and is not
-// used by the caller afterwards).
+// writeSmall writes an object whose content is in memory.
 func (w *packWriter) writeSmall(typ int, content []byte) (engine.Hash, error) {
 	id := hashObject(typ, content)
 	if w.seen[id] || w.exists(id) {
 		return id, nil
 	}
 	w.seen[id] = true
-	if err := w.submit(typ, id, &content); err != nil {
+	if err := w.writeSmallPipelined(typ, id, content); err != nil {
 		return engine.ZeroHash, w.fail(err)
 	}
 	return id, nil
