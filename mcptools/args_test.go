@@ -1,9 +1,16 @@
 package mcptools
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/thalix/tv/wsfs"
 )
 
 var plainArgsSeeds = []string{
@@ -62,5 +69,35 @@ func TestReadFileSummary(t *testing.T) {
 	d := readFileData{Path: "dir/a b.txt", StartLine: 2, EndLine: 30, TotalLines: 31, Size: 1 << 33, SHA256: "abc"}
 	if got, want := d.summary(), fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.Size, d.SHA256); got != want {
 		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// TestReadFileTextBlocks: the first text block is the selected content
+// itself, the second the summary line with the whole file's sha256.
+func TestReadFileTextBlocks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	l, err := New(Config{LaunchDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := l.directTools()["read_file"]
+	for _, tc := range []struct{ args, content, summary string }{
+		{`{"path":"f.txt"}`, "one\ntwo\nthree\n", "f.txt: lines 1-3 of 3, 14 bytes, sha256 " + wsfs.SHA256Hex([]byte("one\ntwo\nthree\n"))},
+		{`{"path":"./f.txt","start_line":2,"end_line":2,"line_numbers":true}`, "2\ttwo\n", "f.txt: lines 2-2 of 3, 14 bytes, sha256 " + wsfs.SHA256Hex([]byte("one\ntwo\nthree\n"))},
+	} {
+		res := read(context.Background(), json.RawMessage(tc.args))
+		if res.IsError || len(res.Content) != 2 {
+			t.Fatalf("%s: %+v", tc.args, res)
+		}
+		if got := res.Content[0].(mcp.TextContent).Text; got != tc.content {
+			t.Errorf("%s: content block %q, want %q", tc.args, got, tc.content)
+		}
+		if got := res.Content[1].(mcp.TextContent).Text; got != tc.summary {
+			t.Errorf("%s: summary block %q, want %q", tc.args, got, tc.summary)
+		}
+		if got := res.StructuredContent.(Envelope).Data.(readFileData).Content; got != tc.content {
+			t.Errorf("%s: data.content %q", tc.args, got)
+		}
 	}
 }
