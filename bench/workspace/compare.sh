@@ -13,13 +13,13 @@
 # the RSS limit). See README.md beside this file.
 #
 # Environment: REPS (default 5; the slow operations run SLOW_REPS, default
-# 3), GOSRC (tree to copy, default $(go env GOROOT)/src), TV_BIN (use this
+# 5), GOSRC (tree to copy, default $(go env GOROOT)/src), TV_BIN (use this
 # tv binary instead of building one), KEEP=1 keeps the work directory,
 # WORK=dir uses (and keeps) dir.
 set -euo pipefail
 
 REPS=${REPS:-5}
-SLOW_REPS=${SLOW_REPS:-3}
+SLOW_REPS=${SLOW_REPS:-5}
 RSS_LIMIT_KB=$((100 * 1024)) # 100 MiB
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -252,6 +252,9 @@ og=$(own gosrc)
 os_=$(own small)
 printf '\ncommit one file, beyond its walk-test: gosrc %.3f s, starter %.3f s (walk-test: gosrc %.3f s, starter %.3f s)\n' \
 	"$og" "$os_" "$(median <<<"${T["tv walk-test (gosrc)"]}")" "$(median <<<"${T["tv walk-test (small)"]}")"
+
+printf '\nall samples (s), in run order:\n'
+for k in "${!T[@]}"; do printf '  %-32s %s\n' "$k" "${T[$k]}"; done | sort
 
 if ((fail)); then
 	printf '\nsome targets missed\n'
