@@ -25,6 +25,9 @@ import (
 const (
 	packBufferBytes = 256 << 10
 	readBufferBytes = 128 << 10
+	// writebackBytes is how much new pack data starts its write to disk
+	// while the batch goes on (see startWriteback).
+	writebackBytes = 8 << 20
 	// zlibLevel trades size for speed: git reads any zlib level, and a
 	// fast level is what makes a big import beat `git add`.
 	zlibLevel = zlib.BestSpeed
@@ -70,6 +73,7 @@ type packWriter struct {
 	err     error // first failure: the batch is aborted
 	done    bool
 
+	writeback int64      // bytes of the pack handed to the disk early (startWriteback)
 	pipe      *packPipe  // compression workers (packpipe.go), nil until used
 	looseDirs *[256]bool // objects/xx folders that exist, listed on first use
 }
@@ -82,6 +86,10 @@ func (w *packWriter) Write(p []byte) (int, error) {
 	n, err := w.bw.Write(p)
 	w.crc.Write(p[:n])
 	w.pos += int64(n)
+	if end := w.pos - int64(w.bw.Buffered()); end-w.writeback >= writebackBytes {
+		startWriteback(w.f, w.writeback, end-w.writeback)
+		w.writeback = end
+	}
 	return n, err
 }
 
@@ -240,6 +248,7 @@ func (w *packWriter) truncate(off int64) error {
 		return fmt.Errorf("write pack: %w", err)
 	}
 	w.pos = off
+	w.writeback = min(w.writeback, off)
 	return nil
 }
 
