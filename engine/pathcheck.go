@@ -27,13 +27,19 @@ func (p *Plan) pathFindings() []icm.Finding {
 			add(f.Path, ruleText(err))
 		}
 	}
-	fold := foldSet{}
 	var total int64
-	for _, path := range sortedKeys(p.disk.files) {
-		if err := fold.add(path); err != nil {
-			add(path, ruleText(err))
+	for _, f := range p.disk.files {
+		total += f.stamp.Size
+	}
+	// Only an added path can make a new case-fold collision: every other
+	// path is in the manifest, which came from a checked version.
+	if len(p.Added) > 0 {
+		fold := foldSet{}
+		for _, path := range sortedKeys(p.disk.files) {
+			if err := fold.add(path); err != nil {
+				add(path, ruleText(err))
+			}
 		}
-		total += p.disk.files[path].stamp.Size
 	}
 	if n := len(p.disk.files); n > MaxImportFiles {
 		add("", fmt.Sprintf("%d files, over the %d-file limit", n, MaxImportFiles))

@@ -121,8 +121,9 @@ type Objects interface {
 // concurrent use.
 type ObjectWriter interface {
 	// WriteBlob streams exactly size bytes from r into a blob and returns
-	// its id. It never holds the whole content in memory. Fewer or more
-	// bytes than size is an error.
+	// its id. Memory stays bounded: large blobs are streamed, small ones
+	// may be buffered (a bounded number at a time) for parallel
+	// compression. Fewer or more bytes than size is an error.
 	WriteBlob(r io.Reader, size int64) (Hash, error)
 
 	// WriteTree writes a tree; entries may come in any order (the writer
