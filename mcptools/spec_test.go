@@ -2,59 +2,26 @@ package mcptools
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = os.Getenv("UPDATE_TOOLSNAPS") == "1"
+	"github.com/thalix/tv/mcptools/internal/golden"
+)
 
 // TestToolSnapshots compares each tool's definition (as tools/list sends
 // it) with testdata/toolsnaps/<tool>.snap; UPDATE_TOOLSNAPS=1 rewrites them.
 func TestToolSnapshots(t *testing.T) {
+	defs := map[string]any{}
 	for _, s := range Tools() {
-		t.Run(s.Name, func(t *testing.T) {
-			got, err := json.MarshalIndent(s.MCPTool(), "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "toolsnaps", s.Name+".snap")
-			if update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with UPDATE_TOOLSNAPS=1 to create it)", err)
-			}
-			if string(got) != string(want) {
-				t.Fatalf("tool definition of %s changed; review and run UPDATE_TOOLSNAPS=1 go test ./mcptools\ngot:\n%s", s.Name, got)
-			}
-		})
+		defs[s.Name] = s.MCPTool()
 	}
-	ents, _ := os.ReadDir(filepath.Join("testdata", "toolsnaps"))
-	if len(ents) != len(Tools()) {
-		t.Errorf("%d snapshot files for %d tools: remove stale snapshots", len(ents), len(Tools()))
-	}
+	golden.Snapshots(t, filepath.Join("testdata", "toolsnaps"), defs, "run UPDATE_TOOLSNAPS=1 go test ./mcptools")
 }
 
 // TestToolsReadme fails when README.tools.md is not what the tool list
 // generates (go generate ./mcptools rewrites it).
 func TestToolsReadme(t *testing.T) {
-	got := ToolsMarkdown(Tools())
-	if update {
-		if err := os.WriteFile("README.tools.md", []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile("README.tools.md")
-	if err != nil || string(want) != got {
-		t.Fatalf("README.tools.md is stale; run go generate ./mcptools (UPDATE_TOOLSNAPS=1)\nwant:\n%s", got)
-	}
+	golden.File(t, "README.tools.md", ToolsMarkdown(Tools()), "run go generate ./mcptools")
 }
 
 // TestSpecsStrict checks every tool is strict and fully annotated.
