@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/thalix/tv/icm"
 )
 
 // sourceFile is one validated file of an import source.
@@ -175,7 +177,7 @@ func inventoryFS(fsys fs.FS, opener func(p string, info fs.FileInfo) func() (io.
 		case t.IsDir():
 			return inv.addDir(p)
 		case !t.IsRegular():
-			return fmt.Errorf("%w: %q is a %s, not a regular file", ErrRefused, p, fileTypeName(t))
+			return fmt.Errorf("%w: %q is a %s, not a regular file", ErrRefused, p, icm.TypeName(t))
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -205,22 +207,6 @@ func openRegular(root *os.Root, name string, want fs.FileInfo) (io.ReadCloser, e
 		return nil, err
 	}
 	return f, nil
-}
-
-func fileTypeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeIrregular != 0:
-		return "irregular file"
-	}
-	return "special file"
 }
 
 func modeOf(m fs.FileMode) FileMode {
@@ -313,7 +299,7 @@ func addZipEntry(inv *inventory, zf *zip.File) error {
 		return fmt.Errorf("%w: zip entry %q is a symlink; tv stores no symlinks", ErrRefused, p)
 	}
 	if !mode.IsRegular() {
-		return fmt.Errorf("%w: zip entry %q is a %s, not a regular file", ErrRefused, p, fileTypeName(mode))
+		return fmt.Errorf("%w: zip entry %q is a %s, not a regular file", ErrRefused, p, icm.TypeName(mode))
 	}
 	declared := zf.UncompressedSize64
 	if declared > MaxFileBytes {

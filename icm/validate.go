@@ -234,14 +234,15 @@ func (v *validator) walk() error {
 			v.kinds[rel] = kindFile
 		default:
 			v.kinds[rel] = kindOther
-			v.errorf(RuleFileType, rel, 0, "%s is a %s; a workspace holds only regular files and folders", d.Name(), typeName(t))
+			v.errorf(RuleFileType, rel, 0, "%s is a %s; a workspace holds only regular files and folders", d.Name(), TypeName(t))
 		}
 		return nil
 	})
 }
 
-// typeName names a non-regular file type.
-func typeName(t fs.FileMode) string {
+// TypeName names a non-regular file type for messages: symlink,
+// character device, device, FIFO, socket or irregular file.
+func TypeName(t fs.FileMode) string {
 	switch {
 	case t&fs.ModeSymlink != 0:
 		return "symlink"
