@@ -69,11 +69,10 @@ func (e *Engine) RevokeAccess(ctx context.Context, user, target string) error {
 		if managers == 0 {
 			return nil, "", fmt.Errorf("%w: that would leave the vault without a manager; grant manage on %s to someone else first", ErrConflict, VaultTarget)
 		}
-		return kept, fmt.Sprintf("revoke %s on %s", user, targetName(ws, folder)), nil
+		return kept, fmt.Sprintf("revoke %s on %s", user, Grant{Workspace: ws, Folder: folder}.Target()), nil
 	})
 }
 
-func targetName(ws, folder string) string { return target(ws, folder) }
 
 // changeAccess applies edit to the grants under manage-on-target, in one
 // compare-and-swap of AccessRef, retrying when another change raced it.
