@@ -73,7 +73,6 @@ func (e *Engine) RevokeAccess(ctx context.Context, user, target string) error {
 	})
 }
 
-
 // changeAccess applies edit to the grants under manage-on-target, in one
 // compare-and-swap of AccessRef, retrying when another change raced it.
 func (e *Engine) changeAccess(ctx context.Context, tgt string, edit func(a *access, ws, folder string) ([]Grant, string, error)) error {
