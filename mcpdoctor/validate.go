@@ -7,17 +7,18 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/thalix/tv/mcpdoctor/jsonschema"
 )
 
 // ToolNamePattern is what every tool name must match: the name rule of the
 // MCP hosts tv targets (letters, digits, '_' and '-', 1 to 64 bytes).
 const ToolNamePattern = `^[a-zA-Z0-9_-]{1,64}$`
 
-var toolName = regexp.MustCompile(ToolNamePattern)
+// toolName compiles ToolNamePattern on first use (not at package init:
+// every tv command links this package).
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(ToolNamePattern) })
 
 // AnnotationHints are the tool annotations every tool must set explicitly
 // (as JSON booleans), so no host falls back to a default.
@@ -70,7 +71,7 @@ func ValidateTools(raws []json.RawMessage) ([]Tool, []Problem) {
 		t, msgs := validateTool(raw)
 		tools[i] = t
 		label := t.Name
-		if label == "" || !toolName.MatchString(label) {
+		if label == "" || !toolName().MatchString(label) {
 			label = fmt.Sprintf("#%d", i+1)
 			if t.Name != "" {
 				label += " " + quote(t.Name)
@@ -101,7 +102,7 @@ func validateTool(raw json.RawMessage) (Tool, []string) {
 
 	if err := json.Unmarshal(m["name"], &t.Name); err != nil || m["name"] == nil {
 		add("name is missing or not a string")
-	} else if !toolName.MatchString(t.Name) {
+	} else if !toolName().MatchString(t.Name) {
 		add("name %s does not match %s", quote(t.Name), ToolNamePattern)
 	}
 
@@ -159,25 +160,19 @@ func checkSchema(raw json.RawMessage, strict bool) (*jsonschema.Schema, error) {
 // $schema says otherwise, validated against the draft's metaschema,
 // without loading any external reference. The error is one line.
 func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := jsonschema.Unmarshal(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
-	const url = "mem:///tool-schema.json"
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("not a JSON Schema: %v", oneLine(err))
-	}
-	s, err := c.Compile(url)
+	s, err := jsonschema.Compile(doc, &jsonschema.Options{
+		URL:          "mem:///tool-schema.json",
+		DefaultDraft: jsonschema.Draft2020,
+		Load:         refuseLoad,
+	})
 	if err != nil {
-		var se *jsonschema.SchemaValidationError
-		if errors.As(err, &se) {
-			var ve *jsonschema.ValidationError
-			if errors.As(se.Err, &ve) {
-				return nil, fmt.Errorf("not a valid JSON Schema: %s", strings.Join(leaves(ve, nil), "; "))
-			}
+		var ie *jsonschema.InvalidSchemaError
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("not a valid JSON Schema: %s", ie)
 		}
 		return nil, fmt.Errorf("does not compile: %s", oneLine(err))
 	}
@@ -187,44 +182,20 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 // ValidateValue checks the JSON value raw against schema and returns a
 // one-line error naming each offending member.
 func ValidateValue(schema *jsonschema.Schema, raw json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := jsonschema.Unmarshal(raw)
 	if err != nil {
 		return fmt.Errorf("not valid JSON: %v", err)
 	}
-	err = schema.Validate(doc)
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		return errors.New(strings.Join(leaves(ve, nil), "; "))
-	}
-	return err
-}
-
-var printer = message.NewPrinter(language.English)
-
-// leaves flattens a validation error to its innermost causes.
-func leaves(e *jsonschema.ValidationError, out []string) []string {
-	if len(e.Causes) > 0 {
-		for _, c := range e.Causes {
-			out = leaves(c, out)
-		}
-		return out
-	}
-	msg := e.ErrorKind.LocalizedString(printer)
-	if len(e.InstanceLocation) > 0 {
-		msg = "at '/" + strings.Join(e.InstanceLocation, "/") + "': " + msg
-	}
-	return append(out, msg)
+	return schema.Validate(doc)
 }
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// noLoader refuses every external reference: a tool schema must be
+// refuseLoad refuses every external reference: a tool schema must be
 // self-contained, and the doctor reads no file or URL a server names.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
+func refuseLoad(url string) (any, error) {
 	return nil, fmt.Errorf("external reference %s is not loaded (tool schemas must be self-contained)", url)
 }
 
