@@ -711,7 +711,7 @@ func (c *compiler) compileSchema(s *Schema) error {
 	if m, ok := obj["dependencies"].(map[string]any); ok {
 		for _, k := range sortedKeys(m) {
 			if a, ok := m[k].([]any); ok {
-				s.dependentRequired = append(s.dependentRequired, dependency{k, strings_(a)})
+				s.dependentRequired = append(s.dependentRequired, dependency{k, stringItems(a)})
 			} else {
 				s.dependentSchemas = append(s.dependentSchemas, dependentSchema{k, c.schemaAt(s.doc, s.ptr+"/dependencies/"+escapeToken(k))})
 			}
@@ -766,7 +766,7 @@ func (c *compiler) compileSchema(s *Schema) error {
 	s.uniqueItems, _ = obj["uniqueItems"].(bool)
 	s.minProps, s.maxProps = count("minProperties"), count("maxProperties")
 	if a, ok := obj["required"].([]any); ok {
-		s.required = strings_(a)
+		s.required = stringItems(a)
 	}
 	if name, ok := obj["format"].(string); ok && (c.isMeta || c.assertFormat || s.draft < Draft2019) {
 		s.format = lookupFormat(name)
@@ -800,7 +800,7 @@ func (c *compiler) compileSchema(s *Schema) error {
 		if m, ok := obj["dependentRequired"].(map[string]any); ok {
 			for _, k := range sortedKeys(m) {
 				if a, ok := m[k].([]any); ok {
-					s.dependentRequired = append(s.dependentRequired, dependency{k, strings_(a)})
+					s.dependentRequired = append(s.dependentRequired, dependency{k, stringItems(a)})
 				}
 			}
 		}
@@ -823,7 +823,8 @@ func lookupString(s *Schema, kw string) (string, bool) {
 	return str, ok
 }
 
-func strings_(a []any) []string {
+// stringItems returns the strings among a.
+func stringItems(a []any) []string {
 	out := make([]string, 0, len(a))
 	for _, v := range a {
 		if s, ok := v.(string); ok {
