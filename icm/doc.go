@@ -11,7 +11,13 @@
 // Finding per broken rule, each naming its rule id, severity, path and line,
 // sorted by path, line and rule. It never follows symlinks: file types come
 // from fs.DirEntry.Type(), and it opens only entries the walk reported as
-// regular files. The rule ids, one per rule of the profile:
+// regular files. ValidateEntries does the same from a listing the caller
+// already holds (a scan of the disk, say): every entry's slash path and
+// type bits, in fs.WalkDir order. It checks the listing in one pass,
+// looks entries up by binary search in walk order, opens only the .md
+// files and allocates nothing per entry; ValidateTools is a walk into
+// such a listing, then ValidateEntries. The rule ids, one per rule of the
+// profile:
 //
 //	error   root-files      1: root has CONTEXT.md, and CLAUDE.md or AGENTS.md
 //	                           (regular files, each within MaxMarkdownBytes)

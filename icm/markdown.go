@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // lineSpan is one line of a file: its text without the line terminator
@@ -15,19 +16,24 @@ type lineSpan struct {
 }
 
 // splitLines splits data into lines. A final line without a terminator
-// counts; the empty string after a final terminator does not.
+// counts; the empty string after a final terminator does not. The lines
+// share one copy of data.
 func splitLines(data []byte) []lineSpan {
-	var out []lineSpan
-	for start := 0; start < len(data); {
-		i := bytes.IndexByte(data[start:], '\n')
-		end := len(data)
-		text := data[start:]
+	if len(data) == 0 {
+		return nil
+	}
+	s := string(data)
+	out := make([]lineSpan, 0, countLines(data))
+	for start := 0; start < len(s); {
+		i := strings.IndexByte(s[start:], '\n')
+		end := len(s)
+		text := s[start:]
 		if i >= 0 {
 			end = start + i + 1
-			text = data[start : start+i]
+			text = s[start : start+i]
 		}
-		text = bytes.TrimSuffix(text, []byte("\r"))
-		out = append(out, lineSpan{text: string(text), start: start, end: end})
+		text = strings.TrimSuffix(text, "\r")
+		out = append(out, lineSpan{text: text, start: start, end: end})
 		start = end
 	}
 	return out
@@ -44,8 +50,10 @@ type mdLine struct {
 // parseMarkdown classifies the lines of a Markdown document: frontmatter
 // (a leading "---" block, when terminated) and fenced code blocks are
 // skipped; ATX headings are recognised.
-func parseMarkdown(data []byte) []mdLine {
-	spans := splitLines(data)
+func parseMarkdown(data []byte) []mdLine { return parseLines(splitLines(data)) }
+
+// parseLines is parseMarkdown on a document split by splitLines.
+func parseLines(spans []lineSpan) []mdLine {
 	out := make([]mdLine, len(spans))
 	for i, s := range spans {
 		out[i].text = s.text
@@ -160,68 +168,70 @@ func section(doc []mdLine, name string) (head, from, to int, ok bool) {
 	return 0, 0, 0, false
 }
 
-// tableRow is one body row of a Markdown table.
-type tableRow struct {
-	line  int // index into the document
-	cells []string
-}
-
-// table is a GFM pipe table: its header cells and body rows.
-type table struct {
-	header []string
-	rows   []tableRow
-}
-
 var delimRowRE = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`)
 
-// tables finds the pipe tables among doc[from:to]: a header line holding a
-// '|', a delimiter row, then rows up to a blank line, a line without '|'
-// or a skipped line.
-func tables(doc []mdLine, from, to int) []table {
-	var out []table
+// locations calls yield with the index in doc of each body row of the pipe
+// tables among doc[from:to] whose header has a File/Location column (see
+// locationColumn) and with each path value of that row's cell there (see
+// cellPaths), in document order. A table is a header line holding a '|',
+// a delimiter row, then rows up to a blank line, a line without '|' or a
+// skipped line.
+func locations(doc []mdLine, from, to int, yield func(row int, p string)) {
+	var buf [8]string
+	cells := buf[:0] // reused: one row at a time
 	for i := from; i+1 < to; i++ {
 		h, d := doc[i], doc[i+1]
 		if h.skip || d.skip || h.level > 0 || !strings.Contains(h.text, "|") || !delimRowRE.MatchString(strings.TrimSpace(d.text)) {
 			continue
 		}
-		t := table{header: splitCells(h.text)}
+		cells = splitCells(cells[:0], h.text)
+		col := locationColumn(cells)
 		j := i + 2
 		for ; j < to; j++ {
 			l := doc[j]
 			if l.skip || l.level > 0 || strings.TrimSpace(l.text) == "" || !strings.Contains(l.text, "|") {
 				break
 			}
-			t.rows = append(t.rows, tableRow{line: j, cells: splitCells(l.text)})
+			if col < 0 {
+				continue
+			}
+			if cells = splitCells(cells[:0], l.text); col < len(cells) {
+				cellPaths(cells[col], func(p string) { yield(j, p) })
+			}
 		}
-		out = append(out, t)
 		i = j - 1
 	}
-	return out
 }
 
-// splitCells splits a table row on unescaped '|', dropping the optional
-// leading and trailing pipe, trimming cells and unescaping "\|".
-func splitCells(row string) []string {
+// splitCells appends to cells the cells of a table row: split on
+// unescaped '|', dropping the optional leading and trailing pipe, trimmed,
+// "\|" unescaped.
+func splitCells(cells []string, row string) []string {
 	row = strings.TrimSpace(row)
 	row = strings.TrimPrefix(row, "|")
 	if strings.HasSuffix(row, "|") && !strings.HasSuffix(row, `\|`) {
 		row = row[:len(row)-1]
 	}
-	var cells []string
-	var cur strings.Builder
+	start, escaped := 0, false
+	cell := func(end int) {
+		c := row[start:end]
+		if escaped {
+			c = strings.ReplaceAll(c, `\|`, "|")
+		}
+		cells = append(cells, strings.TrimSpace(c))
+	}
 	for i := 0; i < len(row); i++ {
 		switch {
 		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
-			cur.WriteByte('|')
+			escaped = true
 			i++
 		case row[i] == '|':
-			cells = append(cells, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteByte(row[i])
+			cell(i)
+			start, escaped = i+1, false
 		}
 	}
-	return append(cells, strings.TrimSpace(cur.String()))
+	cell(len(row))
+	return cells
 }
 
 // locationColumn returns the index of a table's File/Location column, or
@@ -229,25 +239,45 @@ func splitCells(row string) []string {
 // or "file/path" (case-insensitive, ignoring blanks, '`', '*' and '_').
 func locationColumn(header []string) int {
 	for i, h := range header {
-		n := strings.ToLower(strings.Map(func(r rune) rune {
+		var buf [64]byte
+		n, ok := buf[:0], true
+		for j := 0; j < len(h) && ok; j++ {
+			switch c := h[j]; {
+			case c == ' ' || c == '\t' || c == '`' || c == '*' || c == '_':
+			case c >= utf8.RuneSelf || len(n) == len(buf):
+				ok = false // not ASCII, or long: the general way below
+			default:
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				n = append(n, c)
+			}
+		}
+		if ok {
+			if bytes.Contains(n, []byte("location")) || string(n) == "file" || string(n) == "files" || string(n) == "path" || string(n) == "file/path" {
+				return i
+			}
+			continue
+		}
+		s := strings.ToLower(strings.Map(func(r rune) rune {
 			switch r {
 			case ' ', '\t', '`', '*', '_':
 				return -1
 			}
 			return r
 		}, h))
-		if strings.Contains(n, "location") || n == "file" || n == "files" || n == "path" || n == "file/path" {
+		if strings.Contains(s, "location") || s == "file" || s == "files" || s == "path" || s == "file/path" {
 			return i
 		}
 	}
 	return -1
 }
 
-// cellPaths returns the path values of a table cell: the contents of its
-// code spans when it has any, else the whole cell with backticks removed,
-// trimmed.
-func cellPaths(cell string) []string {
-	var spans []string
+// cellPaths calls yield with each path value of a table cell: the
+// contents of its code spans when it has any, else the whole cell with
+// backticks removed, trimmed.
+func cellPaths(cell string, yield func(string)) {
+	spans := false
 	for i := 0; i < len(cell); {
 		if cell[i] != '`' {
 			i++
@@ -277,13 +307,13 @@ func cellPaths(cell string) []string {
 		if closeAt < 0 {
 			break
 		}
-		spans = append(spans, strings.TrimSpace(cell[open:closeAt]))
+		spans = true
+		yield(strings.TrimSpace(cell[open:closeAt]))
 		i = closeAt + n
 	}
-	if len(spans) > 0 {
-		return spans
+	if !spans {
+		yield(strings.TrimSpace(strings.ReplaceAll(cell, "`", "")))
 	}
-	return []string{strings.TrimSpace(strings.ReplaceAll(cell, "`", ""))}
 }
 
 // isConcrete reports whether a path value must be checked: not empty, not

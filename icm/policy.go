@@ -79,7 +79,19 @@ func KnownTools() []string {
 // Every error is a *PolicyError (wrapping ErrPolicy) whose Reason is one of
 // the Reason constants and whose Line is a line of content.
 func ParsePolicy(content []byte, known []string) (*Policy, error) {
-	lines := splitLines(content)
+	return parsePolicy(content, splitLines(content), known, policyFast)
+}
+
+// How parsePolicy reads a block.
+const (
+	policyFast  = iota // a canonical block without the YAML decoder
+	policyCheck        // as policyFast, but a valid canonical block yields a nil policy
+	policyYAML         // every block with the YAML decoder
+)
+
+// parsePolicy is ParsePolicy on content split into lines, read as mode
+// says. A canonical block (see canonicalTools) needs no YAML decoder.
+func parsePolicy(content []byte, lines []lineSpan, known []string, mode int) (*Policy, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
@@ -115,6 +127,19 @@ func ParsePolicy(content []byte, known []string) (*Policy, error) {
 			return nil, policyErr(ReasonDirective, i+1, fmt.Sprintf("YAML directive %s inside the frontmatter", quoteShort(t)))
 		}
 	}
+	if mode != policyYAML {
+		var buf [MaxPolicyTools]string
+		if tools, ok := canonicalTools(lines[1:end], known, buf[:0]); ok {
+			if mode == policyCheck {
+				return nil, nil
+			}
+			p := &Policy{Tools: make([]string, len(tools))}
+			for i, t := range tools {
+				p.Tools[i] = strings.Clone(t) // not a view of all of content
+			}
+			return p, nil
+		}
+	}
 	body := content[lines[0].end:lines[end].start]
 	doc, err := decodeYAML(body)
 	if err != nil {
@@ -128,6 +153,46 @@ func ParsePolicy(content []byte, known []string) (*Policy, error) {
 		return nil, pe
 	}
 	return checkShape(doc.Content[0], known)
+}
+
+// canonicalTools appends to buf the tools of the frontmatter body lines
+// when they are exactly what Frontmatter writes for known, unique tools
+// whose names YAML reads as plain strings ("mcp:", "  tools:", then one
+// "    - name" line per tool, 1 to MaxPolicyTools of them, each name a
+// lowercase letter then lowercase letters, digits and '_'); ok is false
+// otherwise. For such a body the YAML decoder yields this same policy; it
+// is only slow (some sixty allocations a block).
+func canonicalTools(body []lineSpan, known, buf []string) (tools []string, ok bool) {
+	if len(body) < 3 || len(body) > 2+MaxPolicyTools || body[0].text != "mcp:" || body[1].text != "  tools:" {
+		return nil, false
+	}
+	for _, l := range body[2:] {
+		name, ok := strings.CutPrefix(l.text, "    - ")
+		if !ok || !isPlainToolName(name) || !slices.Contains(known, name) || slices.Contains(buf, name) {
+			return nil, false
+		}
+		buf = append(buf, name)
+	}
+	return buf, true
+}
+
+// isPlainToolName reports whether YAML reads name, written plain, as the
+// string name: [a-z][a-z0-9_]*, and none of the words YAML resolves to a
+// boolean or null.
+func isPlainToolName(name string) bool {
+	if name == "" || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	switch name {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return false
+	}
+	return true
 }
 
 // misplacedOpening returns the 1-based line of a "---" line that is the

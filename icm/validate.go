@@ -1,6 +1,7 @@
 package icm
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -132,21 +133,108 @@ func Validate(fsys fs.FS) ([]Finding, error) {
 
 // ValidateTools is Validate with the tool names a stage policy may name.
 //
-// fsys is walked with fs.WalkDir; entry types come from DirEntry.Type(), so
-// the caller must provide an FS that reports symlinks, devices, FIFOs and
-// sockets as such and never follows them. Only entries the walk reported as
-// regular files are opened: every .md file, each read up to
-// MaxMarkdownBytes. The findings are sorted by path, line, rule, message.
-// The error is non-nil only for a failure to walk or read fsys.
+// fsys is walked once with fs.WalkDir into a listing that ValidateEntries
+// then checks; entry types come from DirEntry.Type(), so the caller must
+// provide an FS that reports symlinks, devices, FIFOs and sockets as such
+// and never follows them. Only entries the walk reported as regular files
+// are opened: every .md file, each read up to MaxMarkdownBytes. The
+// findings are sorted by path, line, rule, message. The error is non-nil
+// only for a failure to walk or read fsys.
 func ValidateTools(fsys fs.FS, known []string) ([]Finding, error) {
-	v := &validator{
-		fsys:     fsys,
-		known:    known,
-		kinds:    map[string]entryKind{},
-		children: map[string][]string{},
-		md:       map[string]*mdFile{},
+	var (
+		entries []Entry
+		root    []Finding
+	)
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("icm: walk %s: %w", p, err)
+		}
+		t := d.Type()
+		if d.IsDir() {
+			t |= fs.ModeDir
+		} else if t&fs.ModeDir != 0 {
+			t = t&^fs.ModeDir | fs.ModeIrregular // says folder, but is not walked as one
+		}
+		if p == "." {
+			if !t.IsDir() && !t.IsRegular() {
+				root = append(root, irregular("", d.Name(), t))
+			}
+			return nil
+		}
+		entries = append(entries, Entry{Path: p, Type: t})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := v.walk(); err != nil {
+	v := validator{fsys: fsys, known: known, entries: entries, findings: slices.Clone(root)}
+	findings, err := v.run()
+	if _, ok := errors.AsType[*listingError](err); ok {
+		// A ReadDir that does not sort its entries (its contract says it
+		// does, but an fs.FS may not) walks out of order; the old map-based
+		// validator accepted that, so sort and try once more.
+		slices.SortStableFunc(entries, func(a, b Entry) int { return walkCmp(a.Path, b.Path) })
+		entries = slices.CompactFunc(entries, func(a, b Entry) bool { return a.Path == b.Path })
+		v = validator{fsys: fsys, known: known, entries: entries, findings: root}
+		findings, err = v.run()
+	}
+	return findings, err
+}
+
+// irregular is the file-type finding for an entry that is neither a
+// regular file nor a folder.
+func irregular(p, name string, t fs.FileMode) Finding {
+	return Finding{Rule: RuleFileType, Severity: SeverityError, Path: p,
+		Message: fmt.Sprintf("%s is a %s; a workspace holds only regular files and folders", name, TypeName(t))}
+}
+
+// entryKind classifies a listed entry.
+type entryKind int
+
+const (
+	kindFile entryKind = iota + 1
+	kindDir
+	kindOther
+)
+
+// kindOf classifies type bits.
+func kindOf(t fs.FileMode) entryKind {
+	switch {
+	case t.IsDir():
+		return kindDir
+	case t.IsRegular():
+		return kindFile
+	default:
+		return kindOther
+	}
+}
+
+// mdFile is a Markdown file read up to MaxMarkdownBytes.
+type mdFile struct {
+	data      []byte
+	truncated bool
+}
+
+// readMD is a Markdown file kept after reading: the contracts, which the
+// placeholder and length checks read again.
+type readMD struct {
+	path string
+	mdFile
+}
+
+type validator struct {
+	fsys     fs.FS
+	known    []string
+	entries  []Entry  // the listing, in walk order
+	markdown []int    // indexes of the regular .md files in entries
+	contract []readMD // contracts read so far
+	scratch  []byte   // buffer for the other Markdown files
+	findings []Finding
+}
+
+// run checks the listing and applies every rule.
+func (v *validator) run() ([]Finding, error) {
+	if err := v.scan(); err != nil {
 		return nil, err
 	}
 	if err := v.checkRoot(); err != nil {
@@ -158,7 +246,6 @@ func ValidateTools(fsys fs.FS, known []string) ([]Finding, error) {
 	if err := v.checkMarkdown(); err != nil {
 		return nil, err
 	}
-	v.checkEmptyFolders()
 	slices.SortFunc(v.findings, func(a, b Finding) int {
 		return cmp.Or(
 			cmp.Compare(a.Path, b.Path),
@@ -168,31 +255,6 @@ func ValidateTools(fsys fs.FS, known []string) ([]Finding, error) {
 		)
 	})
 	return v.findings, nil
-}
-
-// entryKind classifies a walked entry.
-type entryKind int
-
-const (
-	kindFile entryKind = iota + 1
-	kindDir
-	kindOther
-)
-
-// mdFile is a Markdown file read up to MaxMarkdownBytes.
-type mdFile struct {
-	data      []byte
-	truncated bool
-}
-
-type validator struct {
-	fsys     fs.FS
-	known    []string
-	kinds    map[string]entryKind // by slash path; "" is the root
-	children map[string][]string  // folder path -> entry names
-	order    []string             // walk order
-	md       map[string]*mdFile   // cache of files read
-	findings []Finding
 }
 
 func (v *validator) add(rule string, sev Severity, p string, line int, format string, args ...any) {
@@ -205,39 +267,6 @@ func (v *validator) errorf(rule, p string, line int, format string, args ...any)
 
 func (v *validator) warnf(rule, p string, line int, format string, args ...any) {
 	v.add(rule, SeverityWarning, p, line, format, args...)
-}
-
-// walk records every entry and reports irregular ones (rule 7).
-func (v *validator) walk() error {
-	return fs.WalkDir(v.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("icm: walk %s: %w", p, err)
-		}
-		rel := p
-		if p == "." {
-			rel = ""
-		} else {
-			parent := path.Dir(p)
-			if parent == "." {
-				parent = ""
-			}
-			v.children[parent] = append(v.children[parent], d.Name())
-		}
-		v.order = append(v.order, rel)
-		switch t := d.Type(); {
-		case d.IsDir():
-			v.kinds[rel] = kindDir
-			if _, ok := v.children[rel]; !ok {
-				v.children[rel] = nil
-			}
-		case t.IsRegular():
-			v.kinds[rel] = kindFile
-		default:
-			v.kinds[rel] = kindOther
-			v.errorf(RuleFileType, rel, 0, "%s is a %s; a workspace holds only regular files and folders", d.Name(), TypeName(t))
-		}
-		return nil
-	})
 }
 
 // TypeName names a non-regular file type for messages: symlink,
@@ -259,54 +288,95 @@ func TypeName(t fs.FileMode) string {
 	}
 }
 
-// read returns the Markdown file at p, read once up to MaxMarkdownBytes.
-func (v *validator) read(p string) (*mdFile, error) {
-	if f, ok := v.md[p]; ok {
-		return f, nil
+// read returns the Markdown file at p, read up to MaxMarkdownBytes. A
+// contract is read once and kept; any other file is read into the scratch
+// buffer, valid until the next read.
+func (v *validator) read(p string, keep bool) (mdFile, error) {
+	for _, c := range v.contract {
+		if c.path == p {
+			return c.mdFile, nil
+		}
 	}
-	f, err := v.fsys.Open(p)
+	var buf []byte
+	if !keep {
+		buf = v.scratch
+	}
+	m, err := readMarkdown(v.fsys, p, buf)
 	if err != nil {
-		return nil, fmt.Errorf("icm: open %s: %w", p, err)
+		return mdFile{}, err
+	}
+	if keep {
+		if v.contract == nil {
+			v.contract = make([]readMD, 0, 8) // the root's three, a few stages'
+		}
+		v.contract = append(v.contract, readMD{p, m})
+	} else {
+		v.scratch = m.data[:0]
+	}
+	return m, nil
+}
+
+// readMarkdown reads the regular file at p up to MaxMarkdownBytes into
+// buf, growing it as needed.
+func readMarkdown(fsys fs.FS, p string, buf []byte) (mdFile, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return mdFile{}, fmt.Errorf("icm: open %s: %w", p, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("icm: stat %s: %w", p, err)
+		return mdFile{}, fmt.Errorf("icm: stat %s: %w", p, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("icm: %s is no longer a regular file", p)
+		return mdFile{}, fmt.Errorf("icm: %s is no longer a regular file", p)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxMarkdownBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("icm: read %s: %w", p, err)
+	const limit = MaxMarkdownBytes + 1 // one more byte tells a truncated file
+	want := limit
+	if s := st.Size(); s >= 0 && s < limit {
+		want = int(s) + 1 // room to see EOF without growing
 	}
-	m := &mdFile{data: data}
-	if len(data) > MaxMarkdownBytes {
-		m.data, m.truncated = data[:MaxMarkdownBytes], true
+	if cap(buf) < want {
+		buf = make([]byte, 0, want)
 	}
-	v.md[p] = m
-	return m, nil
+	buf = buf[:0]
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return mdFile{}, fmt.Errorf("icm: read %s: %w", p, err)
+		}
+	}
+	if len(buf) > MaxMarkdownBytes {
+		return mdFile{data: buf[:MaxMarkdownBytes], truncated: true}, nil
+	}
+	return mdFile{data: buf}, nil
 }
 
 // readContract reads a contract file, reporting one over MaxMarkdownBytes
-// under rule and returning nil for it.
-func (v *validator) readContract(rule, p string) (*mdFile, error) {
-	m, err := v.read(p)
-	if err != nil {
-		return nil, err
+// under rule and returning ok false for it.
+func (v *validator) readContract(rule, p string) (m mdFile, ok bool, err error) {
+	if m, err = v.read(p, true); err != nil {
+		return mdFile{}, false, err
 	}
 	if m.truncated {
 		v.errorf(rule, p, 0, "%s is over MaxMarkdownBytes (%d bytes) and was not checked; a contract routes, it does not hold content", path.Base(p), MaxMarkdownBytes)
-		return nil, nil
+		return mdFile{}, false, nil
 	}
-	return m, nil
+	return m, true, nil
 }
 
 // checkRoot applies rule 1.
 func (v *validator) checkRoot() error {
-	switch v.kinds["CONTEXT.md"] {
+	switch v.kind("CONTEXT.md") {
 	case kindFile:
-		if _, err := v.readContract(RuleRootFiles, "CONTEXT.md"); err != nil {
+		if _, _, err := v.readContract(RuleRootFiles, "CONTEXT.md"); err != nil {
 			return err
 		}
 	case 0:
@@ -315,11 +385,11 @@ func (v *validator) checkRoot() error {
 		v.errorf(RuleRootFiles, "CONTEXT.md", 0, "CONTEXT.md must be a regular file")
 	}
 	identity := false
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		switch v.kinds[name] {
+	for _, name := range [...]string{"AGENTS.md", "CLAUDE.md"} {
+		switch v.kind(name) {
 		case kindFile:
 			identity = true
-			if _, err := v.readContract(RuleRootFiles, name); err != nil {
+			if _, _, err := v.readContract(RuleRootFiles, name); err != nil {
 				return err
 			}
 		case kindDir, kindOther:
@@ -334,8 +404,9 @@ func (v *validator) checkRoot() error {
 
 // stage is one valid stage folder.
 type stage struct {
-	name string // "01-research"
-	dir  string // "stages/01-research"
+	name  string // "01-research"
+	dir   string // "stages/01-research"
+	index int    // of dir in the listing
 	// inputs is the text of the Inputs section and its heading line
 	// (1-based), when the contract was parsed and has one.
 	inputs     string
@@ -344,23 +415,23 @@ type stage struct {
 
 // checkStages applies rules 2 to 6 and the references and handoff warnings.
 func (v *validator) checkStages() error {
-	switch v.kinds["stages"] {
-	case kindDir:
-	case 0:
+	i := v.find("stages")
+	switch {
+	case i < 0:
 		v.errorf(RuleStages, "", 0, "the workspace root has no stages/ folder")
 		return nil
-	default:
+	case !v.entries[i].Type.IsDir():
 		v.errorf(RuleStages, "stages", 0, "stages must be a folder")
 		return nil
 	}
-	var stages []*stage
-	numbers := map[string]string{}
-	names := slices.Sorted(slices.Values(v.children["stages"]))
-	for _, name := range names {
-		dir := "stages/" + name
-		if v.kinds[dir] != kindDir {
+	var stages []stage
+	// The folder's entries, already sorted by name; a subtree is skipped.
+	for j := i + 1; j < len(v.entries) && within(v.entries[j].Path, "stages"); j = v.next(j) {
+		dir := v.entries[j].Path
+		if !v.entries[j].Type.IsDir() {
 			continue // plain files in stages/ are allowed; irregular ones are rule 7
 		}
+		name := dir[len("stages/"):]
 		if !IsStageName(name) {
 			hint := ""
 			if IsStageName(strings.ToLower(name)) {
@@ -369,24 +440,22 @@ func (v *validator) checkStages() error {
 			v.errorf(RuleStages, dir, 0, "stage folder %q does not match NN-slug or NN_slug%s", name, hint)
 			continue
 		}
-		if first, dup := numbers[name[:2]]; dup {
-			v.errorf(RuleStages, dir, 0, "stage number %s is already used by stages/%s; stage numbers must be unique", name[:2], first)
-		} else {
-			numbers[name[:2]] = name
+		if k := slices.IndexFunc(stages, func(s stage) bool { return s.name[:2] == name[:2] }); k >= 0 {
+			v.errorf(RuleStages, dir, 0, "stage number %s is already used by stages/%s; stage numbers must be unique", name[:2], stages[k].name)
 		}
-		stages = append(stages, &stage{name: name, dir: dir})
+		stages = append(stages, stage{name: name, dir: dir, index: j})
 	}
 	if len(stages) == 0 {
 		v.errorf(RuleStages, "stages", 0, "stages/ has no stage folder (NN-slug, e.g. 01-research)")
 		return nil
 	}
-	for _, s := range stages {
-		if err := v.checkStage(s); err != nil {
+	for k := range stages {
+		if err := v.checkStage(&stages[k]); err != nil {
 			return err
 		}
 	}
-	for i := 1; i < len(stages); i++ {
-		prev, cur := stages[i-1], stages[i]
+	for k := 1; k < len(stages); k++ {
+		prev, cur := &stages[k-1], &stages[k]
 		if cur.inputsLine == 0 {
 			continue // no parsed Inputs section: rule 3 or 4 already failed
 		}
@@ -398,20 +467,54 @@ func (v *validator) checkStages() error {
 }
 
 // mentionsOutput reports whether text names prev's output folder as a
-// path component sequence "<prev>/output".
+// path component sequence "<prev>/output": an occurrence neither preceded
+// nor followed by a letter, digit, '_', '.' or '-'.
 func mentionsOutput(text, prev string) bool {
-	re := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(prev) + `/output($|[^A-Za-z0-9_.-])`)
-	return re.MatchString(text)
+	const suffix = "/output"
+	for i := 0; i <= len(text); {
+		j := strings.Index(text[i:], prev)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(prev) + len(suffix)
+		if strings.HasPrefix(text[j+len(prev):], suffix) &&
+			(j == 0 || !isNameByte(text[j-1])) &&
+			(end == len(text) || !isNameByte(text[end])) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// isNameByte reports whether c is in [A-Za-z0-9_.-].
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
 }
 
 // checkStage applies rules 3 to 6 and the references warning to one stage.
 func (v *validator) checkStage(s *stage) error {
-	ctx := s.dir + "/CONTEXT.md"
-	var contract *mdFile
-	switch v.kinds[ctx] {
+	ctx := ""
+	var ctxKind, outKind, refKind entryKind
+	out := ""
+	for j := s.index + 1; j < len(v.entries) && within(v.entries[j].Path, s.dir); j = v.next(j) {
+		e := v.entries[j]
+		switch e.Path[len(s.dir)+1:] {
+		case "CONTEXT.md":
+			ctx, ctxKind = e.Path, kindOf(e.Type)
+		case "output":
+			out, outKind = e.Path, kindOf(e.Type)
+		case "references":
+			refKind = kindOf(e.Type)
+		}
+	}
+	var contract mdFile
+	ok := false
+	switch ctxKind {
 	case kindFile:
 		var err error
-		if contract, err = v.readContract(RuleStageFiles, ctx); err != nil {
+		if contract, ok, err = v.readContract(RuleStageFiles, ctx); err != nil {
 			return err
 		}
 	case 0:
@@ -419,30 +522,36 @@ func (v *validator) checkStage(s *stage) error {
 	default:
 		v.errorf(RuleStageFiles, ctx, 0, "CONTEXT.md must be a regular file")
 	}
-	switch v.kinds[s.dir+"/output"] {
+	switch outKind {
 	case kindDir:
 	case 0:
 		v.errorf(RuleStageFiles, s.dir, 0, "stage has no output/ folder (keep a .gitkeep in it while empty)")
 	default:
-		v.errorf(RuleStageFiles, s.dir+"/output", 0, "output must be a folder")
+		v.errorf(RuleStageFiles, out, 0, "output must be a folder")
 	}
-	if v.kinds[s.dir+"/references"] != kindDir {
+	if refKind != kindDir {
 		v.warnf(RuleReferences, s.dir, 0, "stage has no references/ folder for its stage-local rules")
 	}
-	if contract == nil {
+	if !ok {
 		return nil
 	}
-	if _, err := ParsePolicy(contract.data, v.known); err != nil {
-		var pe *PolicyError
-		if !errors.As(err, &pe) {
+	lines := splitLines(contract.data)
+	if _, err := parsePolicy(contract.data, lines, v.known, policyCheck); err != nil {
+		pe, isPE := errors.AsType[*PolicyError](err)
+		if !isPE {
 			return fmt.Errorf("icm: %s: %w", ctx, err)
 		}
 		v.errorf(RulePolicy, ctx, pe.Line, "%s", pe.Error())
 	}
-	doc := parseMarkdown(contract.data)
+	doc := parseLines(lines)
 	v.checkHeadings(ctx, doc)
 	if head, from, to, ok := section(doc, "Inputs"); ok {
+		n := 0
+		for _, l := range doc[from:to] {
+			n += len(l.text) + 1
+		}
 		var b strings.Builder
+		b.Grow(n)
 		for _, l := range doc[from:to] {
 			if !l.skip {
 				b.WriteString(l.text)
@@ -465,7 +574,7 @@ var requiredHeadings = []string{"Inputs", "Process", "Outputs"}
 func (v *validator) checkHeadings(ctx string, doc []mdLine) {
 	lastName, lastLine := "", 0
 	for _, name := range requiredHeadings {
-		var lines []int
+		lines := make([]int, 0, 4)
 		other := 0
 		for i, l := range doc {
 			if l.level > 0 && strings.EqualFold(l.heading, name) {
@@ -497,134 +606,213 @@ func (v *validator) checkHeadings(ctx string, doc []mdLine) {
 
 // checkInputs applies rules 5 and 7 to the Inputs tables of a contract.
 func (v *validator) checkInputs(s *stage, ctx string, doc []mdLine, from, to int) {
-	for _, t := range tables(doc, from, to) {
-		col := locationColumn(t.header)
-		if col < 0 {
-			continue
+	locations(doc, from, to, func(row int, p string) {
+		if !isConcrete(p) {
+			return
 		}
-		for _, r := range t.rows {
-			if col >= len(r.cells) {
-				continue
-			}
-			for _, p := range cellPaths(r.cells[col]) {
-				if !isConcrete(p) {
-					continue
-				}
-				found, escapes, tried := v.resolve(s.dir, p)
-				switch {
-				case escapes:
-					v.errorf(RuleFileType, ctx, r.line+1, "Inputs path %s points outside the workspace", quoteShort(p))
-				case !found && strings.HasSuffix(p, "/"):
-					v.errorf(RuleInputsResolve, ctx, r.line+1, "Inputs path %s is not a folder inside the workspace (tried %s)", quoteShort(p), strings.Join(tried, ", "))
-				case !found:
-					v.errorf(RuleInputsResolve, ctx, r.line+1, "Inputs path %s does not resolve inside the workspace (tried %s)", quoteShort(p), strings.Join(tried, ", "))
-				}
-			}
+		found, escapes := v.resolve(s.dir, p, nil)
+		switch {
+		case escapes:
+			v.errorf(RuleFileType, ctx, row+1, "Inputs path %s points outside the workspace", quoteShort(p))
+		case found:
+		case strings.HasSuffix(p, "/"):
+			v.errorf(RuleInputsResolve, ctx, row+1, "Inputs path %s is not a folder inside the workspace (tried %s)", quoteShort(p), v.tried(s.dir, p))
+		default:
+			v.errorf(RuleInputsResolve, ctx, row+1, "Inputs path %s does not resolve inside the workspace (tried %s)", quoteShort(p), v.tried(s.dir, p))
 		}
-	}
+	})
+}
+
+// tried lists the candidates resolve tried for p, for a message.
+func (v *validator) tried(dir, p string) string {
+	var tried []string
+	v.resolve(dir, p, &tried)
+	return strings.Join(tried, ", ")
 }
 
 // checkOutputs applies rule 7 to the Outputs tables of a contract: a
 // location may not exist yet, but it may not point outside the tree.
 func (v *validator) checkOutputs(s *stage, ctx string, doc []mdLine, from, to int) {
-	for _, t := range tables(doc, from, to) {
-		col := locationColumn(t.header)
-		if col < 0 {
-			continue
+	locations(doc, from, to, func(row int, p string) {
+		if !isConcrete(p) {
+			return
 		}
-		for _, r := range t.rows {
-			if col >= len(r.cells) {
-				continue
-			}
-			for _, p := range cellPaths(r.cells[col]) {
-				if !isConcrete(p) {
-					continue
-				}
-				if _, escapes, _ := v.resolve(s.dir, p); escapes {
-					v.errorf(RuleFileType, ctx, r.line+1, "Outputs location %s points outside the workspace", quoteShort(p))
-				}
-			}
+		if _, escapes := v.resolve(s.dir, p, nil); escapes {
+			v.errorf(RuleFileType, ctx, row+1, "Outputs location %s points outside the workspace", quoteShort(p))
 		}
-	}
+	})
 }
 
 // resolve resolves an Inputs path p of the stage in dir (see the package
 // doc). It returns whether a candidate names an existing entry of the right
-// kind, whether every candidate climbs above the root, and the candidates
-// tried (for messages).
-func (v *validator) resolve(dir, p string) (found, escapes bool, tried []string) {
+// kind and whether every candidate climbs above the root; with tried
+// non-nil it appends the candidates tried (for messages).
+func (v *validator) resolve(dir, p string, tried *[]string) (found, escapes bool) {
 	if strings.HasPrefix(p, "/") {
-		return false, true, nil
+		return false, true
 	}
 	wantDir := strings.HasSuffix(p, "/")
-	bases := []string{dir, ""}
+	bases := [...]string{dir, ""}
+	n := len(bases)
 	if p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
-		bases = bases[:1]
+		n = 1
 	}
 	escapes = true
-	for _, base := range bases {
-		c := path.Join(base, p)
-		if c == ".." || strings.HasPrefix(c, "../") {
+	for _, base := range bases[:n] {
+		c, up := join(base, p)
+		if up {
 			continue
 		}
 		escapes = false
-		if c == "." {
-			c = ""
+		if tried != nil {
+			shown := c.String()
+			if shown == "" {
+				shown = "."
+			}
+			if wantDir {
+				shown += "/"
+			}
+			*tried = append(*tried, shown)
 		}
-		shown := c
-		if shown == "" {
-			shown = "."
-		}
-		if wantDir {
-			shown += "/"
-		}
-		tried = append(tried, shown)
-		switch v.kinds[c] {
+		switch v.kindAt(c) {
 		case kindDir:
-			return true, false, tried
+			return true, false
 		case kindFile:
 			if !wantDir {
-				return true, false, tried
+				return true, false
 			}
 		}
 	}
-	return false, escapes, tried
+	return false, escapes
+}
+
+// joined is the slash path dir+"/"+rel, or whichever of the two is not
+// empty ("" for the root): path.Join's result, kept in two parts so that
+// it need not be built.
+type joined struct{ dir, rel string }
+
+func (j joined) String() string {
+	switch {
+	case j.dir == "":
+		return j.rel
+	case j.rel == "":
+		return j.dir
+	}
+	return j.dir + "/" + j.rel
+}
+
+// join is path.Join(base, p) for a clean base ("" or a clean relative
+// path) and a relative p, with "." as "", and up true when the result climbs above the
+// root (is ".." or starts with "../"). It builds no string when p is some
+// "." and ".." elements then plain names (the usual Inputs path), and
+// calls path.Join for any other p.
+func join(base, p string) (c joined, up bool) {
+	dir, rest := base, strings.TrimSuffix(p, "/")
+	for rest != "" {
+		elem, tail, _ := strings.Cut(rest, "/")
+		switch elem {
+		case ".":
+		case "..":
+			if dir == "" {
+				return joined{}, true
+			}
+			dir = dir[:max(strings.LastIndexByte(dir, '/'), 0)]
+		default:
+			if !plainNames(rest) {
+				return slowJoin(base, p)
+			}
+			return joined{dir, rest}, false
+		}
+		rest = tail
+	}
+	return joined{dir: dir}, false
+}
+
+// plainNames reports whether p is names without "", "." or ".." elements.
+func plainNames(p string) bool {
+	for p != "" {
+		elem, tail, found := strings.Cut(p, "/")
+		if elem == "" || elem == "." || elem == ".." || found && tail == "" {
+			return false
+		}
+		p = tail
+	}
+	return true
+}
+
+// slowJoin is join by path.Join.
+func slowJoin(base, p string) (joined, bool) {
+	c := path.Join(base, p)
+	switch {
+	case c == ".." || strings.HasPrefix(c, "../"):
+		return joined{}, true
+	case c == ".":
+		return joined{}, false
+	}
+	return joined{dir: c}, false
 }
 
 // checkMarkdown applies the placeholder and context-length warnings to
 // every .md file.
 func (v *validator) checkMarkdown() error {
-	for _, p := range v.order {
-		if v.kinds[p] != kindFile || !strings.EqualFold(path.Ext(p), ".md") {
-			continue
-		}
-		m, err := v.read(p)
+	for _, i := range v.markdown {
+		p := v.entries[i].Path
+		m, err := v.read(p, false)
 		if err != nil {
 			return err
 		}
-		lines := splitLines(m.data)
-		for i, l := range lines {
-			all := placeholderRE.FindAllString(l.text, -1)
-			if len(all) == 0 {
-				continue
-			}
-			more := ""
-			if len(all) > 1 {
-				more = fmt.Sprintf(" (and %d more on this line)", len(all)-1)
-			}
-			v.warnf(RulePlaceholder, p, i+1, "placeholder %s left after setup%s", quoteShort(all[0]), more)
-		}
+		v.checkPlaceholders(p, m.data)
 		if path.Base(p) != "CONTEXT.md" {
 			continue
 		}
-		switch {
+		switch lines := countLines(m.data); {
 		case m.truncated && !v.isContract(p):
 			v.warnf(RuleContextLength, p, 0, "CONTEXT.md is over MaxMarkdownBytes (%d bytes); keep it under %d lines", MaxMarkdownBytes, MaxContextLines)
-		case !m.truncated && len(lines) > MaxContextLines:
-			v.warnf(RuleContextLength, p, MaxContextLines+1, "CONTEXT.md has %d lines, over MaxContextLines (%d); a contract routes, move content into references/", len(lines), MaxContextLines)
+		case !m.truncated && lines > MaxContextLines:
+			v.warnf(RuleContextLength, p, MaxContextLines+1, "CONTEXT.md has %d lines, over MaxContextLines (%d); a contract routes, move content into references/", lines, MaxContextLines)
 		}
 	}
 	return nil
+}
+
+// hasMarkdownExt reports whether p ends in ".md", case-insensitively.
+func hasMarkdownExt(p string) bool {
+	n := len(p)
+	return n >= 3 && p[n-3] == '.' && p[n-2]|0x20 == 'm' && p[n-1]|0x20 == 'd'
+}
+
+// countLines counts the lines of data as splitLines does.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// checkPlaceholders warns once per line of data holding a {{...}}
+// placeholder. A match never spans a line break, so matching the whole
+// file finds what matching each line would.
+func (v *validator) checkPlaceholders(p string, data []byte) {
+	if !bytes.Contains(data, []byte("{{")) {
+		return
+	}
+	all := placeholderRE.FindAllIndex(data, -1)
+	line, at := 1, 0
+	for i := 0; i < len(all); {
+		line += bytes.Count(data[at:all[i][0]], []byte{'\n'})
+		at = all[i][0]
+		j := i + 1
+		for j < len(all) && bytes.IndexByte(data[at:all[j][0]], '\n') < 0 {
+			j++
+		}
+		more := ""
+		if j-i > 1 {
+			more = fmt.Sprintf(" (and %d more on this line)", j-i-1)
+		}
+		v.warnf(RulePlaceholder, p, line, "placeholder %s left after setup%s", quoteShort(string(data[all[i][0]:all[i][1]])), more)
+		i = j
+	}
 }
 
 // isContract reports whether p is a CONTEXT.md whose size is checked by
@@ -636,13 +824,4 @@ func (v *validator) isContract(p string) bool {
 	dir, _ := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	return path.Dir(dir) == "stages" && IsStageName(path.Base(dir))
-}
-
-// checkEmptyFolders applies the gitkeep warning.
-func (v *validator) checkEmptyFolders() {
-	for _, p := range v.order {
-		if p != "" && v.kinds[p] == kindDir && len(v.children[p]) == 0 {
-			v.warnf(RuleGitkeep, p, 0, "empty folder; add a .gitkeep so that it survives a commit")
-		}
-	}
 }

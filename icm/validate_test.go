@@ -123,12 +123,16 @@ const (
 	c2 = r2 + "/CONTEXT.md"
 )
 
-func TestValidate(t *testing.T) {
-	tests := []struct {
-		name   string
-		mutate func(t *testing.T, m fstest.MapFS)
-		want   []want
-	}{
+// validateCase is a case of TestValidate: a change to baseFS and the
+// findings it draws. TestEntriesMatchTools runs the same cases.
+type validateCase struct {
+	name   string
+	mutate func(t *testing.T, m fstest.MapFS)
+	want   []want
+}
+
+func validateCases() []validateCase {
+	return []validateCase{
 		{"base", func(*testing.T, fstest.MapFS) {}, nil},
 
 		// rule 1: root-files
@@ -368,7 +372,10 @@ func TestValidate(t *testing.T) {
 			setFile(m, "stages/05-publish/references/x.md", "# x\n")
 		}, []want{{RuleHandoff, "stages/05-publish/CONTEXT.md", 3}}},
 	}
-	for _, tc := range tests {
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range validateCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			m := baseFS()
 			tc.mutate(t, m)
