@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -77,23 +76,23 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope, Files: make([]ManifestFile, len(written))}
+	b := &base{
+		header: Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope},
+		files:  make([]cacheEntry, len(written)),
+	}
 	var total int64
 	for i, f := range written {
-		m.Files[i] = ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeString(f.mode)}
+		b.files[i] = entryOf(f)
 		total += f.stamp.Size
 	}
+	slices.SortFunc(b.files, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
 	// Let the file-system clock tick past the files' mtimes so the stat
-	// cache can vouch for them (see statCache.clean).
+	// cache can vouch for them (see base.clean).
 	time.Sleep(racyTick)
-	if err := writeManifest(dir, m); err != nil {
+	if err := writeManifest(dir, b); err != nil {
 		return nil, err
 	}
-	entries := make(map[string]*cacheEntry, len(written))
-	for _, f := range written {
-		entries[f.path] = &cacheEntry{stamp: f.stamp, id: f.id, sha256: f.sha256, mode: f.mode}
-	}
-	_ = writeStatCache(dir, m, entries)
+	_ = writeStatCache(dir, b)
 	abs, _ := filepath.Abs(dir)
 	if e.opts.MountsPath != "" {
 		if err := mounts.Add(e.opts.MountsPath, mounts.Mount{Path: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, CheckedOutAt: e.opts.Now()}); err != nil {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -70,11 +69,18 @@ func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason s
 	if err != nil {
 		return nil, err
 	}
-	p, err := planCheckout(ctx, dir)
+	p, err := planCheckout(ctx, dir, false)
 	if err != nil {
 		return nil, err
 	}
 	defer p.disk.close()
+	// A commit that makes no version still leaves the stat cache as fresh
+	// as a walk-test would; one that does rewrites it in rebase.
+	defer func() {
+		if !p.rebased && (!p.base.cached || p.refreshed || p.disk.relisted) {
+			_ = writeStatCache(dir, p.nextBase(false, ZeroHash))
+		}
+	}()
 	if p.VaultID != e.vault.ID() {
 		return nil, fmt.Errorf("%w: %s is a checkout of vault %s, but tv is using vault %s (set TV_VAULT to the vault it came from)", ErrUsage, dir, p.VaultID, e.vault.ID())
 	}
@@ -185,7 +191,7 @@ func (p *Plan) changes() []change {
 	var cs []change
 	for _, l := range [][]PlanFile{p.Added, p.Modified} {
 		for _, pf := range l {
-			f := p.disk.files[pf.Path]
+			f := p.changed[pf.Path]
 			cs = append(cs, change{Path: pf.Path, Mode: f.mode, ID: f.id})
 		}
 	}
@@ -211,9 +217,12 @@ func (e *Engine) checkUpstream(ctx context.Context, p *Plan, headTree Hash, chan
 		if ok && up.Mode == ModeDir {
 			ok = false
 		}
-		var base *ManifestFile = p.byPath[c.Path]
+		var base *cacheEntry
+		if i := p.base.lookup(c.Path); i >= 0 {
+			base = &p.base.files[i]
+		}
 		switch {
-		case !ok && base == nil, ok && base != nil && up.ID == base.Version && modeString(up.Mode) == base.Mode:
+		case !ok && base == nil, ok && base != nil && up.ID == base.id && up.Mode == base.mode:
 			kept = append(kept, c) // unchanged upstream
 		case !ok && c.Delete, ok && !c.Delete && up.ID == c.ID && up.Mode == c.Mode:
 			// already upstream exactly as we would make it
@@ -234,7 +243,7 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 		if c.Delete {
 			continue
 		}
-		f := p.disk.files[c.Path]
+		f := p.changed[c.Path]
 		fh, err := p.disk.root.OpenFile(filepath.FromSlash(c.Path), os.O_RDONLY|noFollow|nonBlock, 0)
 		if err == nil {
 			fh, err = regularOnly(fh, c.Path)
@@ -260,7 +269,7 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 
 func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 	for _, c := range changes {
-		switch _, had := p.byPath[c.Path]; {
+		switch had := p.base.lookup(c.Path) >= 0; {
 		case c.Delete:
 			deleted++
 		case had:
@@ -276,30 +285,12 @@ func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 // baseline and every file on disk that the plan changed is recorded with
 // its new version.
 func (p *Plan) rebase(version Hash) error {
-	m := *p.manifest
-	m.Baseline = version
-	files := make(map[string]ManifestFile, len(m.Files))
-	for _, f := range m.Files {
-		files[f.Path] = f
-	}
-	for _, pf := range p.Deleted {
-		delete(files, pf.Path)
-	}
-	for _, l := range [][]PlanFile{p.Added, p.Modified} {
-		for _, pf := range l {
-			f := p.disk.files[pf.Path]
-			files[pf.Path] = ManifestFile{Path: pf.Path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeString(f.mode)}
-		}
-	}
-	m.Files = make([]ManifestFile, 0, len(files))
-	for _, k := range sortedKeys(files) {
-		m.Files = append(m.Files, files[k])
-	}
-	if err := writeManifest(p.Dir, &m); err != nil {
+	nb := p.nextBase(true, version)
+	if err := writeManifest(p.Dir, nb); err != nil {
 		return err
 	}
-	p.manifest = &m
-	_ = p.saveCache()
+	p.base, p.rebased = nb, true
+	_ = writeStatCache(p.Dir, nb) // an accelerator only
 	return nil
 }
 

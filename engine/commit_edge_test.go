@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thalix/tv/engine"
 )
@@ -209,5 +210,65 @@ func TestStatCacheSeesRestoredMtime(t *testing.T) {
 	}
 	if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); planString(p) != "~_config/voice.md" {
 		t.Fatalf("plan = %q, want the edit seen", planString(p))
+	}
+}
+
+// TestWalkTestWithCachedListings: once a walk-test has cached every
+// folder's listing, each change to a folder's entries is still seen (the
+// folder's own mtime and ctime move), and a commit of it lands.
+func TestWalkTestWithCachedListings(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		change func(t *testing.T, d string)
+		want   string
+	}{
+		{"add in a nested folder", func(t *testing.T, d string) {
+			write(t, filepath.Join(d, "stages/01-research/references/new.md"), "new\n")
+		}, "+stages/01-research/references/new.md"},
+		{"add a new folder", func(t *testing.T, d string) {
+			write(t, filepath.Join(d, "stages/02-draft/references/deep/er/x.md"), "x\n")
+		}, "+stages/02-draft/references/deep/er/x.md"},
+		{"remove", func(t *testing.T, d string) {
+			if err := os.Remove(filepath.Join(d, "AGENTS.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, "-AGENTS.md"},
+		{"rename", func(t *testing.T, d string) {
+			if err := os.Rename(filepath.Join(d, "AGENTS.md"), filepath.Join(d, "_config/agents.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, "+_config/agents.md -AGENTS.md"},
+		{"replace a file by a folder", func(t *testing.T, d string) {
+			p := filepath.Join(d, "_config/voice.md")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(p, "inner.md"), "inner\n")
+		}, "+_config/voice.md/inner.md -_config/voice.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEngine(backends()[0].open(t), alice)
+			d := setup(t, e, 1)[0]
+			for range 2 { // the first caches the listings, the second uses them
+				if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); p.Changed() {
+					t.Fatalf("fresh checkout changed: %s", planString(p))
+				}
+			}
+			time.Sleep(10 * time.Millisecond) // past the cache's own mtime
+			tt.change(t, d)
+			if got := planString(must[*engine.Plan](t)(e.WalkTest(ctx, d))); got != tt.want {
+				t.Fatalf("plan = %q, want %q", got, tt.want)
+			}
+			// Again, now from the refreshed cache, then committed.
+			if got := planString(must[*engine.Plan](t)(e.WalkTest(ctx, d))); got != tt.want {
+				t.Fatalf("second plan = %q, want %q", got, tt.want)
+			}
+			must[*engine.CommitResult](t)(e.Commit(ctx, d, "change"))
+			if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); p.Changed() {
+				t.Fatalf("after commit: %s", planString(p))
+			}
+		})
 	}
 }

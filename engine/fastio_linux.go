@@ -160,15 +160,14 @@ func openDirLister(abs string, follow bool) (*dirLister, error) {
 	return &dirLister{fd: fd, abs: abs}, nil
 }
 
-// entries lists the folder sorted by name. It reads the raw directory
-// entries itself: names are cut from one string per read, not allocated
-// one by one as os.File.ReadDir does.
-func (l *dirLister) entries() ([]fs.DirEntry, error) {
+// entries appends the folder's entries to ds, sorted by name. It reads
+// the raw directory entries itself: names are cut from one string per
+// read, not allocated one by one as os.File.ReadDir does.
+func (l *dirLister) entries(ds []dirent) ([]dirent, error) {
 	bufp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bufp)
 	buf := *bufp
 	fd := l.fd
-	var ds []dirent
 	for {
 		var n int
 		err := ignoringEINTR(func() (err error) {
@@ -176,15 +175,12 @@ func (l *dirLister) entries() ([]fs.DirEntry, error) {
 			return err
 		})
 		if err != nil {
-			return nil, &fs.PathError{Op: "readdirent", Path: l.abs, Err: err}
+			return ds, &fs.PathError{Op: "readdirent", Path: l.abs, Err: err}
 		}
 		if n <= 0 {
 			break
 		}
 		names := string(buf[:n])
-		if ds == nil {
-			ds = make([]dirent, 0, n/24) // a name of a few bytes takes 24+
-		}
 		for off := 0; off < n; {
 			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
 			if off+19 > n {
@@ -214,19 +210,15 @@ func (l *dirLister) entries() ([]fs.DirEntry, error) {
 					continue // removed while listing
 				}
 				if err != nil {
-					return nil, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
+					return ds, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
 				}
 				t = fileModeOfStat(uint32(st.Mode)).Type()
 			}
-			ds = append(ds, dirent{name: name, typ: t, dir: l.abs})
+			ds = append(ds, dirent{name: name, typ: t})
 		}
 	}
 	slices.SortFunc(ds, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
-	out := make([]fs.DirEntry, len(ds))
-	for i := range ds {
-		out[i] = &ds[i]
-	}
-	return out, nil
+	return ds, nil
 }
 
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -253,25 +245,21 @@ func direntType(t byte) (fs.FileMode, bool) {
 	return 0, false
 }
 
-// dirent is one entry of a listing; it implements fs.DirEntry.
-type dirent struct {
-	name string
-	typ  fs.FileMode
-	dir  string // the folder's path, for Info
-}
-
-func (d *dirent) Name() string               { return d.name }
-func (d *dirent) IsDir() bool                { return d.typ.IsDir() }
-func (d *dirent) Type() fs.FileMode          { return d.typ }
-func (d *dirent) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(d.dir, d.name)) }
-func (d *dirent) String() string             { return fs.FormatDirEntry(d) }
-
 // lstat stats entry name of the folder without following a symlink.
 func (l *dirLister) lstat(name string) (fileStamp, error) {
 	var st unix.Stat_t
 	err := ignoringEINTR(func() error { return unix.Fstatat(l.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
 	if err != nil {
 		return fileStamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
+	}
+	return stampOfStat(&st), nil
+}
+
+// stat stats the open folder itself.
+func (l *dirLister) stat() (fileStamp, error) {
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstat(l.fd, &st) }); err != nil {
+		return fileStamp{}, &fs.PathError{Op: "fstat", Path: l.abs, Err: err}
 	}
 	return stampOfStat(&st), nil
 }

@@ -79,10 +79,28 @@ func openDirLister(abs string, follow bool) (*dirLister, error) {
 	return &dirLister{abs: abs, follow: follow}, nil
 }
 
-func (l *dirLister) entries() ([]fs.DirEntry, error) { return os.ReadDir(l.abs) }
+func (l *dirLister) entries(ds []dirent) ([]dirent, error) {
+	all, err := os.ReadDir(l.abs) // sorted by name
+	for _, e := range all {
+		ds = append(ds, dirent{name: e.Name(), typ: e.Type()})
+	}
+	return ds, err
+}
 
 func (l *dirLister) lstat(name string) (fileStamp, error) {
 	fi, err := os.Lstat(filepath.Join(l.abs, name))
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return stampOf(fi), nil
+}
+
+func (l *dirLister) stat() (fileStamp, error) {
+	stat := os.Lstat
+	if l.follow {
+		stat = os.Stat
+	}
+	fi, err := stat(l.abs)
 	if err != nil {
 		return fileStamp{}, err
 	}

@@ -39,8 +39,8 @@ func FuzzStatCache(f *testing.F) {
 			return
 		}
 		const minEntry = 2 + 36 + 20 + 32 + 4
-		if len(c.entries)*minEntry > len(b) {
-			t.Fatalf("%d entries from %d bytes", len(c.entries), len(b))
+		if len(c.files)*minEntry > len(b) {
+			t.Fatalf("%d entries from %d bytes", len(c.files), len(b))
 		}
 	})
 }

@@ -27,15 +27,17 @@ func (p *Plan) pathFindings() []icm.Finding {
 			add(f.Path, ruleText(err))
 		}
 	}
-	var total int64
-	for _, f := range p.disk.files {
-		total += f.stamp.Size
-	}
+	total := p.disk.bytes
 	// Only an added path can make a new case-fold collision: every other
 	// path is in the manifest, which came from a checked version.
 	if len(p.Added) > 0 {
+		paths := make([]string, len(p.disk.files))
+		for i, f := range p.disk.files {
+			paths[i] = f.path
+		}
+		slices.Sort(paths)
 		fold := foldSet{}
-		for _, path := range sortedKeys(p.disk.files) {
+		for _, path := range paths {
 			if err := fold.add(path); err != nil {
 				add(path, ruleText(err))
 			}

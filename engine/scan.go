@@ -9,13 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
-	"time"
 	"unsafe"
+
+	"github.com/thalix/tv/icm"
 )
 
 // diskFile is a regular file found by a scan.
@@ -27,144 +26,262 @@ type diskFile struct {
 	id     Hash
 	sha256 [32]byte
 	hashed bool
+	// base is the file's index in the checkout's base, -1 when the base
+	// has no such path; clean says the stat cache vouches that the content
+	// is the base's (id and sha256 are then filled).
+	base  int32
+	clean bool
 }
 
-// snapshot is what a scan saw of a checkout: its regular files, folders,
-// and a read-only fs.FS view for ICM validation that serves directory
-// listings from the scan and opens files without following symlinks.
+// snapshot is what a scan saw of a checkout: its listing in fs.WalkDir
+// order (for ICM validation), its regular files matched against the
+// checkout's base, and the open root to read them through.
 type snapshot struct {
-	root  *os.Root
-	fast  *dirHandle // root's folder for one-call opens (openBeneath); may be nil
-	files map[string]*diskFile
-	dirs  map[string][]fs.DirEntry // by slash path, "." for the root
+	root    *os.Root
+	fast    *dirHandle  // root's folder for one-call opens (openBeneath); may be nil
+	listing []icm.Entry // every entry but the root, in fs.WalkDir order
+	files   []*diskFile // every regular file, in listing order
+	seen    []bool      // per base file: found on disk
+	matched int         // how many files were found in the base
+	bytes   int64       // the files' total size
+	// dirs is every folder's stamp and raw listing, for the next stat
+	// cache; relisted says a folder other than the root (which holds the
+	// manifest and cache themselves) had to be read again.
+	dirs     map[string]*cachedDir
+	relisted bool
 }
 
-// scanCheckout lists dir without following symlinks, in parallel. It skips
-// tv's own metadata and any .git folder (a checkout may itself be kept in
-// git; .git is never part of a workspace).
-func scanCheckout(dir string) (*snapshot, error) {
+// dirScan is one listed folder; its subfolders' scans are children, in
+// listing order.
+type dirScan struct {
+	rel      string // slash path, "." for the root
+	entries  []icm.Entry
+	files    []diskFile
+	children []*dirScan
+	matched  int
+	bytes    int64
+	stamp    fileStamp // the folder's own
+	raw      []dirent  // its listing, before .git and tv's files are skipped
+	listed   bool      // read from disk, not from the cache
+}
+
+// scanCheckout lists dir without following symlinks, in parallel, and
+// matches every regular file against the base b: its index there, and
+// whether the stat cache vouches for its content. It skips tv's own
+// metadata and any .git folder (a checkout may itself be kept in git;
+// .git is never part of a workspace).
+func scanCheckout(dir string, b *base) (*snapshot, error) {
 	dir = filepath.Clean(dir)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &snapshot{root: root, dirs: map[string][]fs.DirEntry{}}
+	s := &snapshot{root: root, seen: make([]bool, len(b.files))}
 	if d, err := openRootDir(root); err == nil {
 		s.fast = d
 	}
-	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		firstErr error
-		sem      = make(chan struct{}, ScanWorkers)
-		found    [][]*diskFile // per folder; the map is built once, at its size
-		nfiles   int
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
+	top := &dirScan{rel: "."}
+	q := &scanQueue{todo: []*dirScan{top}, pending: 1}
+	q.cond.L = &q.mu
+	var wg sync.WaitGroup
+	for range ScanWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := q.next(); d != nil; d = q.next() {
+				q.done(d.children, readDirStat(dir, d, b, s.seen))
+			}
+		}()
 	}
-	var visit func(rel string)
-	visit = func(rel string) {
-		defer wg.Done()
-		sem <- struct{}{}
-		entries, files, subdirs, err := readDirStat(dir, rel)
-		<-sem
-		if err != nil {
-			fail(err)
-			return
-		}
-		mu.Lock()
-		s.dirs[rel] = entries
-		found = append(found, files)
-		nfiles += len(files)
-		mu.Unlock()
-		for _, d := range subdirs {
-			wg.Add(1)
-			go visit(d)
-		}
-	}
-	wg.Add(1)
-	visit(".")
 	wg.Wait()
-	if firstErr != nil {
+	if q.err != nil {
 		s.close()
-		return nil, firstErr
+		return nil, q.err
 	}
-	s.files = make(map[string]*diskFile, nfiles)
-	for _, files := range found {
-		for _, f := range files {
-			s.files[f.path] = f
-		}
-	}
+	s.collect(top)
 	return s, nil
 }
 
-// readDirStat lists one folder and lstats its regular files, relative to
-// the open folder (one fstatat per file, no path walk). Entries come
-// sorted by name.
-func readDirStat(dir, rel string) (entries []fs.DirEntry, files []*diskFile, subdirs []string, err error) {
-	abs := dir // clean (scanCheckout)
-	if rel != "." {
-		abs = dir + string(filepath.Separator) + filepath.FromSlash(rel)
+// scanQueue hands folders to the scan's workers: a fixed pool, not a
+// goroutine per folder (a tree of 1,000+ folders would otherwise hold as
+// many stacks).
+type scanQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	todo    []*dirScan
+	pending int // folders queued or being listed
+	err     error
+}
+
+// next returns a folder to list, or nil when the scan is over.
+func (q *scanQueue) next() *dirScan {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.todo) == 0 && q.pending > 0 && q.err == nil {
+		q.cond.Wait()
 	}
-	l, err := openDirLister(abs, rel == ".")
+	if len(q.todo) == 0 || q.err != nil {
+		return nil
+	}
+	d := q.todo[len(q.todo)-1]
+	q.todo = q.todo[:len(q.todo)-1]
+	return d
+}
+
+// done records a listed folder: its subfolders are queued, or err ends
+// the scan.
+func (q *scanQueue) done(children []*dirScan, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending--
+	if err != nil && q.err == nil {
+		q.err = err
+	}
+	if q.err == nil {
+		q.todo = append(q.todo, children...)
+		q.pending += len(children)
+	}
+	q.cond.Broadcast()
+}
+
+// collect appends d's entries and files, depth first, to the snapshot.
+func (s *snapshot) collect(d *dirScan) {
+	if d.rel == "." {
+		n, nf := 0, 0
+		var count func(d *dirScan)
+		count = func(d *dirScan) {
+			n += len(d.entries)
+			nf += len(d.files)
+			for _, c := range d.children {
+				count(c)
+			}
+		}
+		count(d)
+		s.listing = make([]icm.Entry, 0, n)
+		s.files = make([]*diskFile, 0, nf)
+	}
+	if d.rel == "." {
+		s.dirs = make(map[string]*cachedDir)
+	}
+	s.dirs[d.rel] = &cachedDir{stamp: d.stamp, entries: d.raw}
+	s.relisted = s.relisted || d.listed && d.rel != "."
+	s.matched += d.matched
+	s.bytes += d.bytes
+	k, f := 0, 0
+	for _, e := range d.entries {
+		s.listing = append(s.listing, e)
+		switch {
+		case e.Type.IsDir():
+			s.collect(d.children[k])
+			k++
+		case e.Type.IsRegular():
+			s.files = append(s.files, &d.files[f])
+			f++
+		}
+	}
+}
+
+// readDirStat lists folder d and lstats its regular files relative to the
+// open folder (one fstatat per file, no path walk), matching each against
+// the base b and marking it in seen. Entries come sorted by name. A folder
+// whose stamp is the one the cache saw is not read again.
+func readDirStat(dir string, d *dirScan, b *base, seen []bool) error {
+	abs := dir // clean (scanCheckout)
+	if d.rel != "." {
+		abs = dir + string(filepath.Separator) + filepath.FromSlash(d.rel)
+	}
+	l, err := openDirLister(abs, d.rel == ".")
 	if err != nil {
-		return nil, nil, nil, err
+		return err
 	}
 	defer l.close()
-	all, err := l.entries()
-	if err != nil {
-		return nil, nil, nil, err
+	if d.stamp, err = l.stat(); err != nil {
+		return err
 	}
-	entries = all[:0]
+	all := b.listing(d.rel, d.stamp)
+	if all == nil {
+		if all, err = l.entries(nil); err != nil {
+			return err
+		}
+		d.listed = true
+	}
+	d.raw = all
 	prefix := ""
-	if rel != "." {
-		prefix = rel + "/"
+	if d.rel != "." {
+		prefix = d.rel + "/"
 	}
 	// The slash paths of all entries, cut from one string.
-	var size, nreg int
+	var size, nreg, ndir int
 	for _, e := range all {
-		size += len(prefix) + len(e.Name())
-		if e.Type().IsRegular() {
+		size += len(prefix) + len(e.name)
+		switch {
+		case e.typ.IsRegular():
 			nreg++
+		case e.typ.IsDir():
+			ndir++
 		}
 	}
 	pb := make([]byte, 0, size)
 	for _, e := range all {
 		pb = append(pb, prefix...)
-		pb = append(pb, e.Name()...)
+		pb = append(pb, e.name...)
 	}
 	paths := unsafe.String(unsafe.SliceData(pb), len(pb)) // pb is not written again
-	store := make([]diskFile, 0, nreg)                    // one allocation for the folder's files
+	d.entries = make([]icm.Entry, 0, len(all))
+	d.files = make([]diskFile, 0, nreg) // one allocation for the folder's files
+	kids := make([]dirScan, ndir)
 	off := 0
 	for _, e := range all {
-		name := e.Name()
-		p := paths[off : off+len(prefix)+len(name)]
+		p := paths[off : off+len(prefix)+len(e.name)]
 		off += len(p)
-		if name == ".git" || (rel == "." && isReserved(p)) {
+		if e.name == ".git" || (d.rel == "." && isReserved(p)) {
 			continue
 		}
-		entries = append(entries, e)
-		switch t := e.Type(); {
+		t := e.typ
+		switch {
 		case t.IsDir():
-			subdirs = append(subdirs, p)
+			kid := &kids[len(d.children)]
+			kid.rel = p
+			d.children = append(d.children, kid)
 		case t.IsRegular():
-			st, err := l.lstat(name)
+			st, err := l.lstat(e.name)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed while scanning
 			}
 			if err != nil {
-				return nil, nil, nil, err
+				return err
 			}
-			store = append(store, diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode))})
-			files = append(files, &store[len(store)-1])
+			if t = fs.FileMode(st.Mode).Type(); t.IsRegular() {
+				d.files = append(d.files, matchFile(p, st, b, seen))
+				f := &d.files[len(d.files)-1]
+				d.bytes += st.Size
+				if f.base >= 0 {
+					d.matched++
+				}
+			}
+		}
+		d.entries = append(d.entries, icm.Entry{Path: p, Type: t})
+	}
+	return nil
+}
+
+// matchFile is the scanned regular file p, matched against the base.
+func matchFile(p string, st fileStamp, b *base, seen []bool) diskFile {
+	f := diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode)), base: -1}
+	if i := b.lookup(p); i >= 0 {
+		f.base = int32(i)
+		seen[i] = true
+		if be := &b.files[i]; b.clean(be, st, f.mode) {
+			f.id, f.sha256, f.clean = be.id, be.sha256, true
 		}
 	}
-	return entries, files, subdirs, nil
+	return f
+}
+
+// dirent is one entry of a folder listing: its name and type bits.
+type dirent struct {
+	name string
+	typ  fs.FileMode
 }
 
 func (s *snapshot) close() {
@@ -272,20 +389,16 @@ func blobHasher(size int64) hash.Hash {
 	return h
 }
 
-// FS returns the snapshot as an fs.FS for ICM validation.
+// FS returns the snapshot as an fs.FS for ICM validation, which opens
+// only the regular files of the listing: it opens files without following
+// a symlink and refuses anything but a regular file.
 func (s *snapshot) FS() fs.FS { return snapshotFS{s} }
 
 type snapshotFS struct{ s *snapshot }
 
 func (f snapshotFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
+	if !fs.ValidPath(name) || name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	if _, ok := f.s.dirs[name]; ok {
-		return f.s.root.Open(filepath.FromSlash(name))
-	}
-	if _, ok := f.s.files[name]; !ok {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	var fh *os.File
 	if f.s.fast != nil {
@@ -319,35 +432,3 @@ func regularOnly(fh *os.File, name string) (*os.File, error) {
 	}
 	return fh, nil
 }
-
-// ReadDir serves listings from the scan, so validation does not walk the
-// disk a second time.
-func (f snapshotFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	entries, ok := f.s.dirs[name]
-	if !ok {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
-	}
-	return slices.Clone(entries), nil // sorted by the scan
-}
-
-// Stat answers from the scan where it can.
-func (f snapshotFS) Stat(name string) (fs.FileInfo, error) {
-	if _, ok := f.s.dirs[name]; ok {
-		return dirInfo(path.Base(name)), nil
-	}
-	return fs.Stat(fsOnly{f}, name)
-}
-
-// fsOnly hides snapshotFS's StatFS method to avoid recursion.
-type fsOnly struct{ f snapshotFS }
-
-func (o fsOnly) Open(name string) (fs.File, error) { return o.f.Open(name) }
-
-type dirInfo string
-
-func (d dirInfo) Name() string       { return string(d) }
-func (d dirInfo) Size() int64        { return 0 }
-func (d dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o755 }
-func (d dirInfo) ModTime() time.Time { return time.Time{} }
-func (d dirInfo) IsDir() bool        { return true }
-func (d dirInfo) Sys() any           { return nil }

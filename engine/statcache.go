@@ -4,24 +4,49 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"unsafe"
 )
 
-// statCache remembers, per file of a checkout, the lstat facts seen when
-// its content was last hashed, so walk-test re-hashes only files whose
-// size, mtime, inode or mode changed. It also copies the manifest, so an
-// unchanged checkout is checked without parsing the JSON manifest. It is
-// a cache, not identity: when it is missing, stale or damaged, tv falls
-// back to the manifest and hashes.
-type statCache struct {
-	manifest fileStamp // the manifest file this cache was built from
-	written  int64     // the cache file's own mtime (ns): racy-entry cutoff
-	header   Manifest  // manifest identity, Files left empty
-	entries  map[string]*cacheEntry
+// base is what a checkout was written as: the manifest's identity and,
+// per file, its version and the stat stamp the stat cache vouches for.
+// It comes from the stat cache when that belongs to the current manifest
+// (a binary read, no JSON), else from the manifest itself.
+//
+// The stat cache remembers, per file, the lstat facts seen when its
+// content was last hashed, so walk-test re-hashes only files whose size,
+// mtime, ctime, inode or mode changed. It is a cache, not identity: when
+// it is missing, stale or damaged, tv falls back to the manifest and
+// hashes.
+type base struct {
+	header Manifest     // identity; Files is nil
+	files  []cacheEntry // sorted by path, no duplicates
+	index  map[string]int32
+	// written is the cache file's own mtime (ns), the racy-entry cutoff;
+	// 0 when no stamp is vouched for (no cache).
+	written int64
+	// manifestStamp is the manifest file the cache was built from.
+	manifestStamp fileStamp
+	cached        bool
+	// dirs holds, by slash path ("." for the root), each folder's listing
+	// as the last scan saw it: while a folder's own stamp is unchanged
+	// (adding, removing or renaming an entry changes its mtime and ctime),
+	// the scan reuses the listing instead of reading the folder again.
+	dirs map[string]*cachedDir
+}
+
+// cachedDir is a folder's stamp and its raw listing (every entry, sorted
+// by name, as dirLister.entries returns it).
+type cachedDir struct {
+	stamp   fileStamp
+	entries []dirent
 }
 
 // fileStamp identifies a version of a file without reading it.
@@ -36,7 +61,11 @@ type fileStamp struct {
 	Mode  uint32
 }
 
+// cacheEntry is one file of a checkout's base. stamp.Size is the size of
+// the version; the other stamp fields are zero when no lstat vouches for
+// the file.
 type cacheEntry struct {
+	path   string
 	stamp  fileStamp
 	id     Hash
 	sha256 [32]byte
@@ -44,8 +73,9 @@ type cacheEntry struct {
 }
 
 // statCacheMagic opens a stat cache file; a CRC-32C of everything before
-// it closes the file (see writeStatCache).
-const statCacheMagic = "TVSC4\n"
+// it closes the file (see writeStatCache). Version 5 keeps entries sorted
+// by path.
+const statCacheMagic = "TVSC5\n"
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
@@ -56,16 +86,93 @@ func stampOf(fi os.FileInfo) fileStamp {
 	return s
 }
 
-// clean reports whether a file whose lstat gives st still holds e's
-// content: same stamp, and not modified in the same clock tick as the
-// cache was written (git's "racy" rule).
-func (c *statCache) clean(e *cacheEntry, st fileStamp) bool {
-	return e.stamp == st && st.Mtime < c.written
+// clean reports whether a file whose lstat gives st and whose mode is
+// mode still holds e's content: same stamp, and not modified in the same
+// clock tick as the cache was written (git's "racy" rule).
+func (b *base) clean(e *cacheEntry, st fileStamp, mode FileMode) bool {
+	return e.stamp == st && st.Mtime < b.written && e.mode == mode
+}
+
+// listing returns the cached listing of folder rel when its stamp st is
+// unchanged and older than the cache (the racy rule again), else nil.
+func (b *base) listing(rel string, st fileStamp) []dirent {
+	if d := b.dirs[rel]; d != nil && d.stamp == st && st.Mtime < b.written {
+		return d.entries
+	}
+	return nil
+}
+
+// lookup returns the index of path in b.files, or -1.
+func (b *base) lookup(path string) int {
+	if i, ok := b.index[path]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// loadBase reads checkout dir's base: from the stat cache when it belongs
+// to the current manifest, else from the manifest (an error only when the
+// manifest is missing or damaged).
+func loadBase(dir string) (*base, error) {
+	if b := loadStatCache(dir); b != nil {
+		if err := b.header.checkIdentity(); err == nil {
+			return b, nil
+		}
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	return baseOfManifest(m)
+}
+
+// baseOfManifest is the base of manifest m, with no stamp vouched for.
+func baseOfManifest(m *Manifest) (*base, error) {
+	b := &base{header: *m, files: make([]cacheEntry, len(m.Files))}
+	b.header.Files = nil
+	for i := range m.Files {
+		mf := &m.Files[i]
+		mode, err := parseMode(mf.Mode)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %s: %v", ErrRefused, ManifestName, mf.Path, err)
+		}
+		e := &b.files[i]
+		*e = cacheEntry{path: mf.Path, id: mf.Version, mode: mode, stamp: fileStamp{Size: mf.Size}}
+		if _, err := hex.Decode(e.sha256[:], []byte(mf.SHA256)); err != nil || len(mf.SHA256) != 2*len(e.sha256) {
+			return nil, fmt.Errorf("%w: %s: %s: sha256 %q is not 64 hex digits; check out again", ErrRefused, ManifestName, mf.Path, mf.SHA256)
+		}
+	}
+	slices.SortFunc(b.files, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
+	for i := 1; i < len(b.files); i++ {
+		if b.files[i].path == b.files[i-1].path {
+			return nil, fmt.Errorf("%w: %s lists %s twice; check out again", ErrRefused, ManifestName, b.files[i].path)
+		}
+	}
+	b.buildIndex()
+	return b, nil
+}
+
+func (b *base) buildIndex() {
+	b.index = make(map[string]int32, len(b.files))
+	for i := range b.files {
+		b.index[b.files[i].path] = int32(i)
+	}
+}
+
+// manifest returns the manifest the base stands for.
+func (b *base) manifest() *Manifest {
+	m := b.header
+	m.Files = make([]ManifestFile, len(b.files))
+	for i := range b.files {
+		e := &b.files[i]
+		m.Files[i] = ManifestFile{Path: e.path, Version: e.id, SHA256: hex.EncodeToString(e.sha256[:]), Size: e.stamp.Size, Mode: modeText(e.mode)}
+	}
+	return &m
 }
 
 // loadStatCache reads dir's cache if it belongs to the current manifest.
 // Any problem yields nil: the caller falls back to the manifest.
-func loadStatCache(dir string) *statCache {
+func loadStatCache(dir string) *base {
 	mfi, err := os.Lstat(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return nil
@@ -75,34 +182,18 @@ func loadStatCache(dir string) *statCache {
 	if err != nil || !cfi.Mode().IsRegular() {
 		return nil
 	}
-	b, err := os.ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	c, err := decodeStatCache(b)
-	if err != nil || c.manifest != stampOf(mfi) {
+	b, err := decodeStatCache(data)
+	if err != nil || b.manifestStamp != stampOf(mfi) {
 		return nil
 	}
-	c.written = cfi.ModTime().UnixNano()
-	return c
-}
-
-// manifestFromCache rebuilds the manifest from the cache. The sha256
-// texts are cut from one string, not allocated one by one.
-func (c *statCache) toManifest(paths []string) *Manifest {
-	m := c.header
-	m.Files = make([]ManifestFile, len(paths))
-	hexes := make([]byte, 2*len(cacheEntry{}.sha256)*len(paths))
-	for i, p := range paths {
-		e := c.entries[p]
-		hex.Encode(hexes[64*i:], e.sha256[:])
-		m.Files[i] = ManifestFile{Path: p, Version: e.id, Size: e.stamp.Size, Mode: modeText(e.mode)}
-	}
-	all := unsafe.String(unsafe.SliceData(hexes), len(hexes)) // hexes is not written again
-	for i := range m.Files {
-		m.Files[i].SHA256 = all[64*i : 64*i+64]
-	}
-	return &m
+	b.written = cfi.ModTime().UnixNano()
+	b.cached = true
+	b.buildIndex()
+	return b
 }
 
 // modeText is modeString without an allocation for the two modes a
@@ -117,54 +208,100 @@ func modeText(m FileMode) string {
 	return modeString(m)
 }
 
-// decodeStatCache decodes a cache file's bytes. The paths it returns are
-// cut from b itself (no copy, a handful of allocations for 10k+ entries),
-// so the caller must not modify b afterwards.
-func decodeStatCache(b []byte) (*statCache, error) {
-	if len(b) < len(statCacheMagic)+4 {
+// decodeStatCache decodes a cache file's bytes (without building the
+// index). The paths it returns are cut from data itself (no copy, a
+// handful of allocations for 10k+ entries), so the caller must not modify
+// data afterwards. Entries out of order are refused.
+func decodeStatCache(data []byte) (*base, error) {
+	if len(data) < len(statCacheMagic)+4 {
 		return nil, errors.New("stat cache truncated")
 	}
-	body := b[:len(b)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(body):]) {
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, errors.New("stat cache checksum mismatch")
 	}
 	d := &decoder{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
 	if string(d.take(len(statCacheMagic))) != statCacheMagic {
 		return nil, errors.New("bad magic")
 	}
-	c := &statCache{}
-	c.manifest = d.stamp()
-	c.header.Format = ManifestFormat
-	c.header.VaultID = d.str()
-	c.header.WorkspaceID = d.str()
-	c.header.WorkspaceName = d.str()
+	b := &base{}
+	b.manifestStamp = d.stamp()
+	b.header.Format = ManifestFormat
+	b.header.VaultID = d.str()
+	b.header.WorkspaceID = d.str()
+	b.header.WorkspaceName = d.str()
 	for n := d.u32(); n > 0 && d.err == nil; n-- {
-		c.header.Scope = append(c.header.Scope, d.str())
+		b.header.Scope = append(b.header.Scope, d.str())
 	}
-	copy(c.header.Baseline[:], d.take(20))
+	copy(b.header.Baseline[:], d.take(20))
 	n := d.u32()
-	const minEntry = 2 + 28 + 20 + 32 + 4 // empty path
+	const minEntry = 2 + 36 + 20 + 32 + 4 // empty path
 	if d.err == nil && uint64(n)*minEntry > uint64(len(d.b)-d.off) {
 		d.err = errors.New("stat cache truncated")
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
-	es := make([]cacheEntry, n)
-	c.entries = make(map[string]*cacheEntry, n)
-	for i := uint32(0); i < n && d.err == nil; i++ {
-		p := d.str()
-		e := &es[i]
+	b.files = make([]cacheEntry, n)
+	for i := range b.files {
+		e := &b.files[i]
+		e.path = d.str()
 		e.stamp = d.stamp()
 		copy(e.id[:], d.take(20))
 		copy(e.sha256[:], d.take(32))
 		e.mode = FileMode(d.u32())
-		c.entries[p] = e
+		if d.err == nil && i > 0 && e.path <= b.files[i-1].path {
+			d.err = errors.New("stat cache entries out of order")
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+	}
+	ndirs := d.u32()
+	const minDir = 2 + 36 + 4 // the root, empty
+	if d.err == nil && uint64(ndirs)*minDir > uint64(len(d.b)-d.off) {
+		d.err = errors.New("stat cache truncated")
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
-	return c, nil
+	b.dirs = make(map[string]*cachedDir, ndirs)
+	for range ndirs {
+		rel := d.str()
+		cd := &cachedDir{stamp: d.stamp()}
+		n := d.u32()
+		if d.err == nil && uint64(n)*6 > uint64(len(d.b)-d.off) {
+			d.err = errors.New("stat cache truncated")
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		cd.entries = make([]dirent, n)
+		for i := range cd.entries {
+			e := &cd.entries[i]
+			e.name = d.str()
+			e.typ = fs.FileMode(d.u32())
+			// Each name is one element: the scan stats it relative to
+			// its folder and must never be led elsewhere.
+			if d.err == nil && (!oneElem(e.name) || i > 0 && e.name <= cd.entries[i-1].name) {
+				d.err = fmt.Errorf("stat cache: bad listing of %q", rel)
+			}
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		b.dirs[rel] = cd
+	}
+	if d.off != len(d.b) {
+		return nil, errors.New("stat cache has trailing bytes")
+	}
+	return b, nil
+}
+
+// oneElem reports whether name is a single path element a folder can
+// hold (the scan's rules on what a checkout may hold come later).
+func oneElem(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
 }
 
 // decoder reads the stat cache's little-endian fields; a short buffer
@@ -202,55 +339,73 @@ func (d *decoder) stamp() fileStamp {
 	return fileStamp{Size: int64(d.u64()), Mtime: int64(d.u64()), Ctime: int64(d.u64()), Ino: d.u64(), Mode: d.u32()}
 }
 
-// writeStatCache writes the cache for dir's current manifest m and the
-// given entries (by path). Failure is not fatal to callers: the cache is
-// only an accelerator.
-func writeStatCache(dir string, m *Manifest, entries map[string]*cacheEntry) error {
+// writeStatCache writes the cache of checkout dir: the base b, whose
+// header must be what dir's manifest file now says. Failure is not fatal
+// to callers: the cache is only an accelerator.
+func writeStatCache(dir string, b *base) error {
 	mfi, err := os.Lstat(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return err
 	}
+	m := &b.header
 	const entryBytes = 2 + 36 + 20 + 32 + 4 // without the path
-	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + len(entries)*entryBytes
+	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + len(b.files)*entryBytes
 	for _, f := range m.Scope {
 		size += 2 + len(f)
 	}
-	for p := range entries {
-		size += len(p)
+	for i := range b.files {
+		size += len(b.files[i].path)
 	}
-	b := make([]byte, 0, size) // one allocation, no copies
+	for rel, cd := range b.dirs {
+		size += 2 + len(rel) + 36 + 4 + len(cd.entries)*6
+		for _, e := range cd.entries {
+			size += len(e.name)
+		}
+	}
+	out := make([]byte, 0, size) // one allocation, no copies
 	le := binary.LittleEndian
 	str := func(s string) {
-		b = le.AppendUint16(b, uint16(len(s)))
-		b = append(b, s...)
+		out = le.AppendUint16(out, uint16(len(s)))
+		out = append(out, s...)
 	}
 	stamp := func(s fileStamp) {
-		b = le.AppendUint64(b, uint64(s.Size))
-		b = le.AppendUint64(b, uint64(s.Mtime))
-		b = le.AppendUint64(b, uint64(s.Ctime))
-		b = le.AppendUint64(b, s.Ino)
-		b = le.AppendUint32(b, s.Mode)
+		out = le.AppendUint64(out, uint64(s.Size))
+		out = le.AppendUint64(out, uint64(s.Mtime))
+		out = le.AppendUint64(out, uint64(s.Ctime))
+		out = le.AppendUint64(out, s.Ino)
+		out = le.AppendUint32(out, s.Mode)
 	}
-	b = append(b, statCacheMagic...)
+	out = append(out, statCacheMagic...)
 	stamp(stampOf(mfi))
 	str(m.VaultID)
 	str(m.WorkspaceID)
 	str(m.WorkspaceName)
-	b = le.AppendUint32(b, uint32(len(m.Scope)))
+	out = le.AppendUint32(out, uint32(len(m.Scope)))
 	for _, f := range m.Scope {
 		str(f)
 	}
-	b = append(b, m.Baseline[:]...)
-	b = le.AppendUint32(b, uint32(len(entries)))
-	for p, e := range entries {
-		str(p)
+	out = append(out, m.Baseline[:]...)
+	out = le.AppendUint32(out, uint32(len(b.files)))
+	for i := range b.files {
+		e := &b.files[i]
+		str(e.path)
 		stamp(e.stamp)
-		b = append(b, e.id[:]...)
-		b = append(b, e.sha256[:]...)
-		b = le.AppendUint32(b, uint32(e.mode))
+		out = append(out, e.id[:]...)
+		out = append(out, e.sha256[:]...)
+		out = le.AppendUint32(out, uint32(e.mode))
 	}
-	b = le.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	return replaceUnsynced(filepath.Join(dir, StatCacheName), b, 0o644)
+	out = le.AppendUint32(out, uint32(len(b.dirs)))
+	for rel, cd := range b.dirs {
+		str(rel)
+		stamp(cd.stamp)
+		out = le.AppendUint32(out, uint32(len(cd.entries)))
+		for _, e := range cd.entries {
+			str(e.name)
+			out = le.AppendUint32(out, uint32(e.typ))
+		}
+	}
+	out = le.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	return replaceUnsynced(filepath.Join(dir, StatCacheName), out, 0o644)
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

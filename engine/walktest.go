@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
@@ -36,10 +35,11 @@ type Plan struct {
 	Findings      []icm.Finding `json:"findings"`
 	Valid         bool          `json:"valid"`
 
-	manifest  *Manifest
-	refreshed bool
-	byPath    map[string]*ManifestFile
+	base      *base
 	disk      *snapshot
+	refreshed bool                 // some file was hashed: the cache vouched for too little
+	rebased   bool                 // a commit rewrote the manifest and cache
+	changed   map[string]*diskFile // the added and modified files
 }
 
 // Changed reports whether the plan changes any file.
@@ -49,7 +49,7 @@ func (p *Plan) Changed() bool { return len(p.Added)+len(p.Modified)+len(p.Delete
 // and returns the change plan. It never writes to the vault; in the
 // checkout it refreshes only its own stat cache.
 func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
-	p, err := planCheckout(ctx, dir)
+	p, err := planCheckout(ctx, dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -57,39 +57,28 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 	return p, nil
 }
 
-// planCheckout builds the plan and keeps the scan open for a commit.
-func planCheckout(ctx context.Context, dir string) (*Plan, error) {
+// planCheckout builds the plan and keeps the scan open for a commit. With
+// refresh, a stat cache that was missing or vouched for too little is
+// written (a commit writes its own, once, after the new version).
+func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	// The manifest (or the cache that copies it) comes first: a directory
 	// that is not a checkout is refused before anything is scanned.
-	var m *Manifest
-	cache := loadStatCache(dir)
-	if cache != nil {
-		m = cache.toManifest(sortedKeys(cache.entries))
-		if err := m.checkIdentity(); err != nil {
-			cache, m = nil, nil
-		}
+	b, err := loadBase(dir)
+	if err != nil {
+		return nil, err
 	}
-	if m == nil {
-		var err error
-		if m, err = ReadManifest(dir); err != nil {
-			return nil, err
-		}
-	}
-	disk, err := scanCheckout(dir)
+	disk, err := scanCheckout(dir, b)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
 	}
-	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, manifest: m, disk: disk}
-	p.byPath = make(map[string]*ManifestFile, len(m.Files))
-	for i := range m.Files {
-		p.byPath[m.Files[i].Path] = &m.Files[i]
-	}
-	if err := p.hashDirty(cache); err != nil {
+	m := &b.header
+	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, base: b, disk: disk}
+	if err := p.hashDirty(); err != nil {
 		disk.close()
 		return nil, err
 	}
 	p.classify()
-	p.Findings, err = icm.Validate(disk.FS())
+	p.Findings, err = icm.ValidateEntries(disk.FS(), disk.listing, icm.KnownTools())
 	if err != nil {
 		disk.close()
 		return nil, fmt.Errorf("validate %s: %w", dir, err)
@@ -101,23 +90,20 @@ func planCheckout(ctx context.Context, dir string) (*Plan, error) {
 		p.Findings = sortFindings(append(p.Findings, pf...))
 	}
 	p.Valid = !icm.HasErrors(p.Findings)
-	if cache == nil || p.refreshed {
-		_ = p.saveCache() // an accelerator only; a failure costs speed, not truth
+	if refresh && (!b.cached || p.refreshed || disk.relisted) {
+		// An accelerator only: a failure costs speed, not truth.
+		_ = writeStatCache(dir, p.nextBase(false, ZeroHash))
 	}
 	return p, ctx.Err()
 }
 
 // hashDirty hashes the files whose stat stamp the cache cannot vouch for.
-func (p *Plan) hashDirty(cache *statCache) error {
+func (p *Plan) hashDirty() error {
 	var dirty []*diskFile
-	for path, f := range p.disk.files {
-		if cache != nil {
-			if ce, ok := cache.entries[path]; ok && cache.clean(ce, f.stamp) && ce.mode == f.mode {
-				f.id, f.sha256 = ce.id, ce.sha256
-				continue
-			}
+	for _, f := range p.disk.files {
+		if !f.clean {
+			dirty = append(dirty, f)
 		}
-		dirty = append(dirty, f)
 	}
 	p.refreshed = len(dirty) > 0
 	return p.disk.hashFiles(dirty)
@@ -125,31 +111,32 @@ func (p *Plan) hashDirty(cache *statCache) error {
 
 // classify fills the file and folder lists.
 func (p *Plan) classify() {
-	for path, f := range p.disk.files {
-		mf, ok := p.byPath[path]
-		switch {
-		case !ok:
-			p.Added = append(p.Added, PlanFile{Path: path, Size: f.stamp.Size, Mode: modeText(f.mode)})
-		case mf.Version != f.id || mf.Mode != modeText(f.mode):
-			p.Modified = append(p.Modified, PlanFile{Path: path, Size: f.stamp.Size, OldSize: mf.Size, Mode: modeText(f.mode)})
+	b := p.base
+	for _, f := range p.disk.files {
+		if f.base < 0 {
+			p.Added = append(p.Added, PlanFile{Path: f.path, Size: f.stamp.Size, Mode: modeText(f.mode)})
+			p.change(f)
+			continue
+		}
+		if be := &b.files[f.base]; be.id != f.id || be.mode != f.mode {
+			p.Modified = append(p.Modified, PlanFile{Path: f.path, Size: f.stamp.Size, OldSize: be.stamp.Size, Mode: modeText(f.mode)})
+			p.change(f)
 		}
 	}
-	// Every file on disk but the added ones is in the manifest: when as
-	// many are as the manifest has paths, none was deleted.
-	if len(p.disk.files)-len(p.Added) != len(p.byPath) || len(p.byPath) != len(p.manifest.Files) {
-		for _, mf := range p.manifest.Files {
-			if _, ok := p.disk.files[mf.Path]; !ok {
-				p.Deleted = append(p.Deleted, PlanFile{Path: mf.Path, OldSize: mf.Size})
+	if p.disk.matched != len(b.files) {
+		for i := range b.files {
+			if !p.disk.seen[i] {
+				p.Deleted = append(p.Deleted, PlanFile{Path: b.files[i].path, OldSize: b.files[i].stamp.Size})
 			}
 		}
 	}
 	// Folders appear or disappear only with added or deleted files.
 	if len(p.Added)+len(p.Deleted) > 0 {
 		before, after := map[string]bool{}, map[string]bool{}
-		for _, mf := range p.manifest.Files {
-			addParents(before, mf.Path)
-			if _, ok := p.disk.files[mf.Path]; ok {
-				addParents(after, mf.Path)
+		for i := range b.files {
+			addParents(before, b.files[i].path)
+			if p.disk.seen[i] {
+				addParents(after, b.files[i].path)
 			}
 		}
 		for _, a := range p.Added {
@@ -166,11 +153,20 @@ func (p *Plan) classify() {
 			}
 		}
 	}
-	for _, l := range [][]PlanFile{p.Added, p.Modified, p.Deleted} {
+	// The scan lists in walk order, which is not path order.
+	for _, l := range [][]PlanFile{p.Added, p.Modified} {
 		slices.SortFunc(l, func(a, b PlanFile) int { return strings.Compare(a.Path, b.Path) })
 	}
 	sort.Strings(p.AddedDirs)
 	sort.Strings(p.DeletedDirs)
+}
+
+// change records f as added or modified.
+func (p *Plan) change(f *diskFile) {
+	if p.changed == nil {
+		p.changed = map[string]*diskFile{}
+	}
+	p.changed[f.path] = f
 }
 
 func addParents(set map[string]bool, p string) {
@@ -183,42 +179,60 @@ func addParents(set map[string]bool, p string) {
 	}
 }
 
-// saveCache records the manifest and, for every file whose content equals
-// its manifest version, the stamp it was seen with.
-func (p *Plan) saveCache() error {
-	return writeStatCache(p.Dir, p.manifest, p.cacheEntries())
+// nextBase is the checkout's base as the scan vouches for it: every file
+// whose content is its base version stamped with what the scan saw, the
+// others unstamped. When committed, the plan's changes are applied and
+// version becomes the baseline: deleted files are gone, added and
+// modified ones are recorded at their new versions.
+func (p *Plan) nextBase(committed bool, version Hash) *base {
+	b := p.base
+	nb := &base{header: b.header, files: make([]cacheEntry, len(b.files), len(b.files)+len(p.Added)), dirs: p.disk.dirs}
+	copy(nb.files, b.files)
+	for i := range nb.files {
+		nb.files[i].stamp = fileStamp{Size: nb.files[i].stamp.Size}
+	}
+	var added []cacheEntry
+	for _, f := range p.disk.files {
+		switch {
+		case f.base >= 0 && (committed || nb.files[f.base].id == f.id && nb.files[f.base].mode == f.mode):
+			nb.files[f.base] = entryOf(f)
+		case f.base < 0 && committed:
+			added = append(added, entryOf(f))
+		}
+	}
+	if committed {
+		nb.header.Baseline = version
+		kept := nb.files[:0]
+		for i, e := range nb.files {
+			if p.disk.seen[i] {
+				kept = append(kept, e)
+			}
+		}
+		nb.files = mergeEntries(kept, added)
+	}
+	return nb
 }
 
-func (p *Plan) cacheEntries() map[string]*cacheEntry {
-	entries := make(map[string]*cacheEntry, len(p.manifest.Files))
-	all := make([]cacheEntry, len(p.manifest.Files)) // one allocation
-	for i := range p.manifest.Files {
-		mf := &p.manifest.Files[i]
-		mode, _ := parseMode(mf.Mode)
-		ce := &all[i]
-		*ce = cacheEntry{id: mf.Version, mode: mode, stamp: fileStamp{Size: mf.Size}}
-		if len(mf.SHA256) == 2*len(ce.sha256) {
-			var text [64]byte // on the stack: no allocation per file
-			copy(text[:], mf.SHA256)
-			hex.Decode(ce.sha256[:], text[:])
+// entryOf is the base entry of a hashed (or vouched-for) scanned file.
+func entryOf(f *diskFile) cacheEntry {
+	return cacheEntry{path: f.path, stamp: f.stamp, id: f.id, sha256: f.sha256, mode: f.mode}
+}
+
+// mergeEntries merges sorted, disjoint entries b into sorted a.
+func mergeEntries(a, b []cacheEntry) []cacheEntry {
+	if len(b) == 0 {
+		return a
+	}
+	slices.SortFunc(b, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
+	out := make([]cacheEntry, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].path < b[0].path {
+			out, a = append(out, a[0]), a[1:]
 		} else {
-			hex.Decode(ce.sha256[:], []byte(mf.SHA256))
+			out, b = append(out, b[0]), b[1:]
 		}
-		if f, ok := p.disk.files[mf.Path]; ok && f.id == mf.Version && f.mode == mode {
-			ce.stamp = f.stamp
-		}
-		entries[mf.Path] = ce
 	}
-	return entries
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return append(append(out, a...), b...)
 }
 
 // scopedFindings keeps the findings about paths inside a partial
@@ -233,4 +247,13 @@ func scopedFindings(fs []icm.Finding, scope []string) []icm.Finding {
 		}
 	}
 	return kept
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -47,12 +47,9 @@ type mdLine struct {
 	heading string // heading text, when level > 0
 }
 
-// parseMarkdown classifies the lines of a Markdown document: frontmatter
-// (a leading "---" block, when terminated) and fenced code blocks are
-// skipped; ATX headings are recognised.
-func parseMarkdown(data []byte) []mdLine { return parseLines(splitLines(data)) }
-
-// parseLines is parseMarkdown on a document split by splitLines.
+// parseLines classifies the lines of a Markdown document split by
+// splitLines: frontmatter (a leading "---" block, when terminated) and
+// fenced code blocks are skipped; ATX headings are recognised.
 func parseLines(spans []lineSpan) []mdLine {
 	out := make([]mdLine, len(spans))
 	for i, s := range spans {
