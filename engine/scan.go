@@ -25,7 +25,6 @@ type diskFile struct {
 	// id and sha256 are the content's, filled by hashing (or the cache).
 	id     Hash
 	sha256 [32]byte
-	hashed bool
 	// base is the file's index in the checkout's base, -1 when the base
 	// has no such path; clean says the stat cache vouches that the content
 	// is the base's (id and sha256 are then filled).
@@ -348,7 +347,6 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 	}
 	h1.Sum(f.id[:0])
 	h2.Sum(f.sha256[:0])
-	f.hashed = true
 	return nil
 }
 
