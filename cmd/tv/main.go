@@ -17,7 +17,7 @@ import (
 // harder as the total nears gcMemoryLimit, which keeps peak memory bounded.
 const (
 	gcPercent     = 400
-	gcMemoryLimit = 80 << 20
+	gcMemoryLimit = 64 << 20
 )
 
 func main() {
