@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/thalix/tv/icm"
 )
 
 // CommitResult describes the outcome of a commit.
@@ -164,6 +166,18 @@ func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason 
 	}
 	if tree == hc.Tree {
 		return ZeroHash, nil, nil
+	}
+	if head != p.Baseline {
+		// The checkout judged its tree on the baseline; what lands is the
+		// moved head plus these changes (applyChanges refused any
+		// file/folder clash), which nobody has judged yet.
+		findings, err := validateCombined(ctx, e.vault, hc.Tree, changes, p.disk.FS())
+		if err != nil {
+			return ZeroHash, nil, err
+		}
+		if icm.HasErrors(findings) {
+			return ZeroHash, nil, &InvalidTreeError{Findings: findings, OnTopOf: head}
+		}
 	}
 	// Identity comes from the vault, never from the (editable) manifest.
 	t := parseTrailers(hc.Message)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/icm"
 )
 
 // setup makes workspace demo and n checkouts of it.
@@ -270,5 +271,44 @@ func TestWalkTestWithCachedListings(t *testing.T) {
 				t.Fatalf("after commit: %s", planString(p))
 			}
 		})
+	}
+}
+
+// TestCommitOnTopRevalidates: two checkouts each add a stage numbered 03
+// (each tree valid alone). The first commit lands; the second would apply
+// on top of it (no path of it moved upstream), but the combination has a
+// duplicate stage number: it is refused as invalid, naming the head it
+// was combined with, and the vault is unchanged.
+func TestCommitOnTopRevalidates(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	dirs := setup(t, e, 2)
+	stage := func(d, name string) {
+		write(t, filepath.Join(d, "stages", name, "CONTEXT.md"), "# "+name+"\n\n## Inputs\n\n- stages/02-draft/output/\n\n## Process\n\nWork.\n\n## Outputs\n\n- output/result.md\n")
+		write(t, filepath.Join(d, "stages", name, "output", ".gitkeep"), "")
+		write(t, filepath.Join(d, "stages", name, "references", ".gitkeep"), "")
+	}
+	stage(dirs[0], "03-alpha")
+	stage(dirs[1], "03-beta")
+	for _, d := range dirs {
+		if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); !p.Valid {
+			t.Fatalf("%s alone is invalid: %v", d, p.Findings)
+		}
+	}
+	first := must[*engine.CommitResult](t)(e.Commit(ctx, dirs[0], "alpha"))
+	_, err := e.Commit(ctx, dirs[1], "beta")
+	var inv *engine.InvalidTreeError
+	if !errors.As(err, &inv) || inv.OnTopOf != first.Version {
+		t.Fatalf("second commit: %v; want an invalid tree on top of %s", err, first.Version.Short())
+	}
+	found := false
+	for _, f := range inv.Findings {
+		found = found || f.Rule == icm.RuleStages && f.Severity == icm.SeverityError
+	}
+	if !found {
+		t.Fatalf("no %s error among %v", icm.RuleStages, inv.Findings)
+	}
+	if head := must[[]engine.Info](t)(e.Workspaces(ctx))[0].Head; head != first.Version {
+		t.Fatalf("head moved to %s", head.Short())
 	}
 }

@@ -13,6 +13,9 @@ import (
 // rule. It matches ErrInvalidTree.
 type InvalidTreeError struct {
 	Findings []icm.Finding
+	// OnTopOf is set when the tree judged is a commit's combination with
+	// a head that moved since its checkout: each side alone was valid.
+	OnTopOf Hash
 }
 
 func (e *InvalidTreeError) Error() string {
@@ -21,6 +24,9 @@ func (e *InvalidTreeError) Error() string {
 		if f.Severity == icm.SeverityError {
 			n++
 		}
+	}
+	if !e.OnTopOf.IsZero() {
+		return fmt.Sprintf("invalid workspace tree: the workspace moved to %s since this checkout, and these changes applied on top of it make a tree with %d ICM error(s); nothing was committed. Check out the workspace again and re-apply your changes there", e.OnTopOf.Short(), n)
 	}
 	return fmt.Sprintf("invalid workspace tree: %d ICM error(s)", n)
 }
