@@ -46,9 +46,9 @@ func BenchmarkReadFileHandler(b *testing.B) {
 	req.Params.RawArguments = json.RawMessage(`{"path":"file.txt"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := h(context.Background(), req)
-		if err != nil || res.IsError {
-			b.Fatal(err, res)
+		res := h(context.Background(), req)
+		if res.IsError {
+			b.Fatal(res)
 		}
 		if _, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), res)); err != nil {
 			b.Fatal(err)
@@ -77,7 +77,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 
 // BenchmarkReadFileLine measures the stdio server's whole per-call work
 // for a tools/call read_file line of the bench/mcp file (7,200 bytes):
-// the line's dispatch, mcp-go's HandleMessage, the tool and the response
+// the line's dispatch, the Dispatcher's HandleMessage, the tool and the response
 // written with one Write; everything but the pipe.
 func BenchmarkReadFileLine(b *testing.B) {
 	for _, direct := range []bool{true, false} {
@@ -92,10 +92,7 @@ func BenchmarkReadFileLine(b *testing.B) {
 func benchLine(b *testing.B, lines int, direct bool) {
 	l := benchFile(b, lines)
 	w := &countWriter{}
-	c, err := newStdioConn(context.Background(), l.MCPServer(), w, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newStdioConn(context.Background(), l.Dispatcher(), w, io.Discard)
 	defer c.close()
 	if direct {
 		c.direct = l.directTools()

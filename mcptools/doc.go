@@ -14,7 +14,15 @@
 //     read_file's text is the content itself (the first block, as the
 //     reference server returns it) and a summary line with the sha256.
 //   - DecodeArgs: strict argument decoding (unknown fields refused, named).
-//   - ServeStdio: a stdio transport of its own around the mcp-go server
+//   - Dispatcher: the MCP requests of a tools-only server (initialize,
+//     ping, tools/list, tools/call, cancellation, the 2026-07-28
+//     server/discover and subscriptions/listen, list_changed
+//     notifications), answered as mcp-go's server package answered them,
+//     with mcp-go's mcp types; tv does not link that package, whose JSON
+//     Schema dependency compiles metaschemas at init (~8 ms per command).
+//     Bind turns specs into its tools; testdata/wire holds the bytes it
+//     answers.
+//   - ServeStdio: a stdio transport of its own around a Dispatcher
 //     that refuses input lines over MaxInputLineBytes with a JSON-RPC
 //     error and keeps serving, and writes each response with one Write
 //     from a pooled buffer, encoded by appendMessage (the JSON-RPC
@@ -23,8 +31,8 @@
 //     json.Marshaler, which cost more than the tool itself).
 //     ServeStdioWith adds direct tools: a plain tools/call of one
 //     (jsonrpc, id, method and params with only name and arguments) is
-//     served on the read loop without mcp-go's dispatch; `tv mcp local`
-//     serves read_file that way. Every other message goes through mcp-go.
+//     served on the read loop without the Dispatcher; `tv mcp local`
+//     serves read_file that way. Every other message goes through it.
 //
 // Workspaces are resolved afresh at every call (nothing is pinned): the
 // launch directory ("launch"), every other worktree of its git repository

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // ServerName is the implementation name `tv mcp local` reports.
@@ -109,17 +108,11 @@ func Tools() []Spec {
 	return out
 }
 
-// MCPServer returns an mcp-go server with every tool registered in list
-// order (see Register) and panics in handlers recovered.
-func (l *Local) MCPServer() *server.MCPServer {
+// Dispatcher returns a dispatcher of every tool (see Bind), listed in
+// list order.
+func (l *Local) Dispatcher() *Dispatcher {
 	specs := Tools()
-	s := server.NewMCPServer(ServerName, l.cfg.Version,
-		server.WithToolCapabilities(false),
-		server.WithRecovery(),
-		server.WithInstructions(instructions),
-		server.WithToolFilter(ListOrder(specs)),
-	)
-	Register(s, l.validator, specs, func(sp Spec) RunFunc {
+	tools := Bind(l.validator, specs, func(sp Spec) RunFunc {
 		for _, t := range localTools {
 			if t.Name == sp.Name {
 				return l.runFunc(t)
@@ -127,7 +120,7 @@ func (l *Local) MCPServer() *server.MCPServer {
 		}
 		panic("mcptools: no handler for " + sp.Name)
 	})
-	return s
+	return NewDispatcher(DispatcherConfig{Name: ServerName, Version: l.cfg.Version, Instructions: instructions, ListFilter: ListOrder(specs)}, tools)
 }
 
 // runFunc binds t's handler to l.
@@ -137,29 +130,29 @@ func (l *Local) runFunc(t localTool) RunFunc {
 
 // RunFunc is a tool body: decode the raw arguments (DecodeArgs), do the
 // work and return a result (Success), or return an error for a domain
-// failure, which Register turns into an isError result.
+// failure, which Bind turns into an isError result.
 type RunFunc func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error)
 
-// Register adds specs to srv. Each call's arguments are first validated
-// against the spec's input schema by v (server-side; a refusal names the
-// offending member), then passed to the spec's RunFunc; an error it
-// returns becomes an isError result "<tool> failed: <error>".
-func Register(srv *server.MCPServer, v *Validator, specs []Spec, run func(Spec) RunFunc) {
-	tools := make([]server.ServerTool, len(specs))
+// Bind returns specs as Dispatcher tools. Each call's arguments are first
+// validated against the spec's input schema by v (server-side; a refusal
+// names the offending member), then passed to the spec's RunFunc; an
+// error it returns becomes an isError result "<tool> failed: <error>".
+func Bind(v *Validator, specs []Spec, run func(Spec) RunFunc) []Tool {
+	tools := make([]Tool, len(specs))
 	for i, sp := range specs {
-		tools[i] = server.ServerTool{Tool: sp.MCPTool(), Handler: handler(v, sp.Name, run(sp))}
+		tools[i] = Tool{Tool: sp.MCPTool(), Handler: handler(v, sp.Name, run(sp))}
 	}
-	srv.AddTools(tools...)
+	return tools
 }
 
-func handler(v *Validator, name string, run RunFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return callTool(ctx, v, name, run, RawArguments(req)), nil
+func handler(v *Validator, name string, run RunFunc) func(context.Context, mcp.CallToolRequest) *mcp.CallToolResult {
+	return func(ctx context.Context, req mcp.CallToolRequest) *mcp.CallToolResult {
+		return callTool(ctx, v, name, run, RawArguments(req))
 	}
 }
 
 // DirectHandler is the DirectTool (StdioOptions.Direct) equivalent of the
-// handler Register installs for run.
+// handler Bind makes for run.
 func DirectHandler(v *Validator, name string, run RunFunc) DirectTool {
 	return func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
 		if len(raw) == 0 {
@@ -182,9 +175,9 @@ func callTool(ctx context.Context, v *Validator, name string, run RunFunc, raw j
 	return res
 }
 
-// ListOrder returns a tool filter that orders tools/list like specs
-// (mcp-go itself sorts by name).
-func ListOrder(specs []Spec) server.ToolFilterFunc {
+// ListOrder returns a DispatcherConfig.ListFilter that orders tools/list
+// like specs (the Dispatcher itself sorts by name).
+func ListOrder(specs []Spec) func(context.Context, []mcp.Tool) []mcp.Tool {
 	rank := make(map[string]int, len(specs))
 	for i, s := range specs {
 		rank[s.Name] = i
@@ -201,7 +194,7 @@ const instructions = `Local workspace tools. Workspaces: "launch" (the directory
 // Serve runs the server over stdio (in, out) until in is closed or ctx
 // ends; diagnostics go to logw.
 func (l *Local) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
-	err := ServeStdioWith(ctx, l.MCPServer(), in, out, logw, StdioOptions{MaxLine: MaxInputLineBytes, Direct: l.directTools()})
+	err := ServeStdioWith(ctx, l.Dispatcher(), in, out, logw, StdioOptions{MaxLine: MaxInputLineBytes, Direct: l.directTools()})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -10,11 +10,9 @@ import (
 	"io"
 	"log"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // JSON-RPC error codes used by the stdio transport.
@@ -30,19 +28,19 @@ const (
 // ServeStdio serves srv over newline-delimited JSON-RPC on in and out until
 // in reaches EOF (a clean exit: nil) or ctx ends.
 //
-// It is a small stdio transport of its own around srv.HandleMessage
-// (mcp-go's stdio server has no line limit and hands each message through
-// several goroutines): the read loop runs in the calling goroutine, each
-// request is served on its own goroutine (so a long execute_bash does not
-// stall other calls), notifications are handled in order on the read loop,
-// and every response is written with one Write under a mutex. Lines over
+// It is a small stdio transport around srv.HandleMessage for one Session,
+// whose notifications it writes as they come: the read loop runs in the
+// calling goroutine, each request is served on its own goroutine (so a
+// long execute_bash does not stall other calls), notifications are
+// handled in order on the read loop, and every message is written with
+// one Write under a mutex. Lines over
 // maxLine bytes (the JSON-RPC envelope included, the newline not) are
 // never parsed: each is answered with a JSON-RPC error (code -32600, the
 // request's id when it can be read from the line's start, else null) and
 // serving continues. At EOF, requests still running get ShutdownGrace to
 // finish, then are cancelled (execute_bash kills its process group) and
 // awaited. Diagnostics go to logw; out carries JSON-RPC only.
-func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, logw io.Writer, maxLine int) error {
+func ServeStdio(ctx context.Context, srv *Dispatcher, in io.Reader, out io.Writer, logw io.Writer, maxLine int) error {
 	return ServeStdioWith(ctx, srv, in, out, logw, StdioOptions{MaxLine: maxLine})
 }
 
@@ -54,7 +52,7 @@ type StdioOptions struct {
 	// of them in its plain form (members jsonrpc "2.0", a string or number
 	// id, method and params; params only name and arguments: no _meta, so
 	// the protocol era before 2026-07-28, no task) is served on the read
-	// loop without mcp-go's dispatch, which for such a request only finds
+	// loop without srv.HandleMessage, which for such a request only finds
 	// the tool and calls its handler. Any other form goes through srv.
 	Direct map[string]DirectTool
 }
@@ -62,20 +60,19 @@ type StdioOptions struct {
 // DirectTool serves a tools/call directly (StdioOptions.Direct); raw is
 // the arguments member as sent (nil when absent). It must answer exactly
 // like the handler registered with the server (a domain failure is an
-// isError result); a panic is answered like mcp-go's WithRecovery.
+// isError result); a panic is answered as the Dispatcher answers a
+// panicking handler.
 type DirectTool func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
 
 // ServeStdioWith is ServeStdio with options.
-func ServeStdioWith(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, logw io.Writer, opt StdioOptions) error {
-	c, err := newStdioConn(ctx, srv, out, logw)
-	if err != nil {
-		return err
-	}
+func ServeStdioWith(ctx context.Context, srv *Dispatcher, in io.Reader, out io.Writer, logw io.Writer, opt StdioOptions) error {
+	c := newStdioConn(ctx, srv, out, logw)
 	c.direct = opt.Direct
 	defer c.close()
 	onOversize := func(prefix []byte) error { return refuseLine(c.w, prefix, opt.MaxLine) }
 	done := make(chan error, 1)
 	go func() { done <- ReadLines(in, opt.MaxLine, c.serveLine, onOversize) }()
+	var err error
 	select {
 	case err = <-done:
 		// stdin closed: let running requests finish for a moment, so a
@@ -95,8 +92,8 @@ func ServeStdioWith(ctx context.Context, srv *server.MCPServer, in io.Reader, ou
 // stdioConn is one stdio session of a server: the message handling of
 // ServeStdio without the reading.
 type stdioConn struct {
-	srv    *server.MCPServer
-	sess   *stdioSession
+	srv    *Dispatcher
+	sess   *Session
 	w      *syncWriter
 	logger *log.Logger
 	ctx    context.Context
@@ -106,23 +103,20 @@ type stdioConn struct {
 	notify sync.WaitGroup // the notification writer
 }
 
-// newStdioConn registers the session with srv and starts its notification
+// newStdioConn opens a session of srv and starts its notification
 // writer; close undoes both.
-func newStdioConn(ctx context.Context, srv *server.MCPServer, out, logw io.Writer) (*stdioConn, error) {
+func newStdioConn(ctx context.Context, srv *Dispatcher, out, logw io.Writer) *stdioConn {
 	c := &stdioConn{
 		srv:    srv,
-		sess:   &stdioSession{notifications: make(chan mcp.JSONRPCNotification, 100)},
+		sess:   srv.NewSession(),
 		w:      &syncWriter{w: out},
 		logger: log.New(logw, "tv mcp: ", log.LstdFlags),
 	}
-	if err := srv.RegisterSession(ctx, c.sess); err != nil {
-		return nil, fmt.Errorf("register session: %w", err)
-	}
-	c.ctx, c.cancel = context.WithCancel(srv.WithContext(ctx, c.sess))
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.notify.Go(func() {
 		for {
 			select {
-			case n := <-c.sess.notifications:
+			case n := <-c.sess.Notifications():
 				if err := writeMessage(c.w, n); err != nil {
 					c.logger.Printf("write notification: %v", err)
 				}
@@ -131,7 +125,7 @@ func newStdioConn(ctx context.Context, srv *server.MCPServer, out, logw io.Write
 			}
 		}
 	})
-	return c, nil
+	return c
 }
 
 // close cancels running requests (execute_bash kills its process group),
@@ -141,7 +135,7 @@ func (c *stdioConn) close() {
 	c.cancel()
 	c.wg.Wait()
 	c.notify.Wait()
-	c.srv.UnregisterSession(context.Background(), c.sess.SessionID())
+	c.srv.CloseSession(c.sess)
 }
 
 // serveLine serves one input line (a JSON-RPC message, without its line
@@ -165,15 +159,15 @@ func (c *stdioConn) serveLine(line []byte) error {
 		return nil // a response: this server sends no requests of its own
 	}
 	if len(head.ID) == 0 || string(head.ID) == "null" {
-		handle(c.ctx, c.srv, c.w, c.logger, nil, line)
+		c.handle(nil, line)
 		return nil
 	}
 	if inline(head.Method, head.Params.Name) {
-		handle(c.ctx, c.srv, c.w, c.logger, head.ID, line)
+		c.handle(head.ID, line)
 		return nil
 	}
 	msg := bytes.Clone(line)
-	c.wg.Go(func() { handle(c.ctx, c.srv, c.w, c.logger, head.ID, msg) })
+	c.wg.Go(func() { c.handle(head.ID, msg) })
 	return nil
 }
 
@@ -181,7 +175,8 @@ func (c *stdioConn) serveLine(line []byte) error {
 // (StdioOptions.Direct) and reports whether it did. Member names are
 // matched exactly and must be unescaped and unique (encoding/json matches
 // struct fields case-insensitively and keeps the last of duplicates, so a
-// line with, say, "_META", "Params" or two "params" is left to mcp-go).
+// line with, say, "_META", "Params" or two "params" is left to
+// HandleMessage).
 func (c *stdioConn) serveDirect(line []byte) bool {
 	if !json.Valid(line) {
 		return false
@@ -230,7 +225,8 @@ func (c *stdioConn) serveDirect(line []byte) bool {
 		*dst = v
 		return true
 	})
-	// The name must be a string without escapes (others go to mcp-go).
+	// The name must be a string without escapes (others go to
+	// HandleMessage).
 	if !ok || len(name) < 2 || name[0] != '"' || bytes.IndexByte(name, '\\') >= 0 {
 		return false
 	}
@@ -346,8 +342,8 @@ func skipString(b []byte, i int) int {
 }
 
 // callDirect runs a direct tool and writes its response (the request id
-// echoed as sent) with one Write; a panic, or no result, is answered like
-// mcp-go answers it.
+// echoed as sent) with one Write; a panic, or no result, is answered as
+// HandleMessage answers it.
 func (c *stdioConn) callDirect(id json.RawMessage, name string, tool DirectTool, args json.RawMessage) {
 	res, perr := func() (res *mcp.CallToolResult, perr any) {
 		defer func() { perr = recover() }()
@@ -356,7 +352,7 @@ func (c *stdioConn) callDirect(id json.RawMessage, name string, tool DirectTool,
 	if perr != nil || res == nil {
 		msg := fmt.Sprintf("panic recovered in %s tool handler: %v", name, perr)
 		if perr == nil {
-			msg = fmt.Sprintf("tool '%s' handler returned no result", name) // as mcp-go
+			msg = fmt.Sprintf("tool '%s' handler returned no result", name) // as HandleMessage
 		}
 		if err := writeError(c.w, id, CodeInternalError, msg); err != nil {
 			c.logger.Printf("write response: %v", err)
@@ -397,18 +393,18 @@ func inline(method, tool string) bool {
 }
 
 // handle serves one message; a panic becomes an internal error response.
-func handle(ctx context.Context, srv *server.MCPServer, w io.Writer, logger *log.Logger, id json.RawMessage, msg []byte) {
+func (c *stdioConn) handle(id json.RawMessage, msg []byte) {
 	defer func() {
 		if r := recover(); r != nil {
-			logger.Printf("panic serving a message: %v", r)
+			c.logger.Printf("panic serving a message: %v", r)
 			if id != nil {
-				writeError(w, id, CodeInternalError, fmt.Sprintf("internal error: %v", r))
+				writeError(c.w, id, CodeInternalError, fmt.Sprintf("internal error: %v", r))
 			}
 		}
 	}()
-	if resp := srv.HandleMessage(ctx, msg); resp != nil {
-		if err := writeMessage(w, resp); err != nil {
-			logger.Printf("write response: %v", err)
+	if resp := c.srv.HandleMessage(c.ctx, c.sess, msg); resp != nil {
+		if err := writeMessage(c.w, resp); err != nil {
+			c.logger.Printf("write response: %v", err)
 		}
 	}
 }
@@ -445,17 +441,6 @@ func writeError(w io.Writer, id any, code int, message string) error {
 		Message string `json:"message"`
 	}{code, message}})
 }
-
-// stdioSession is the one client session of a stdio server.
-type stdioSession struct {
-	notifications chan mcp.JSONRPCNotification
-	initialized   atomic.Bool
-}
-
-func (s *stdioSession) SessionID() string                                   { return "stdio" }
-func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notifications }
-func (s *stdioSession) Initialize()                                         { s.initialized.Store(true) }
-func (s *stdioSession) Initialized() bool                                   { return s.initialized.Load() }
 
 // syncWriter makes each Write atomic, so messages never interleave (each
 // message is one Write).

@@ -65,10 +65,7 @@ func (w *lastWriter) Write(p []byte) (int, error) {
 func testConn(t *testing.T, l *Local, direct map[string]DirectTool) (*stdioConn, *lastWriter) {
 	t.Helper()
 	w := &lastWriter{}
-	c, err := newStdioConn(context.Background(), l.MCPServer(), w, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newStdioConn(context.Background(), l.Dispatcher(), w, io.Discard)
 	t.Cleanup(c.close)
 	c.direct = direct
 	c.serveLine([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
@@ -77,8 +74,8 @@ func testConn(t *testing.T, l *Local, direct map[string]DirectTool) (*stdioConn,
 }
 
 // TestDirectReadFile: a read_file call served directly answers exactly
-// like the same call through mcp-go, for successes, refusals and failures;
-// lines that are not in the plain form are left to mcp-go.
+// like the same call through the Dispatcher, for successes, refusals and
+// failures; lines that are not in the plain form are left to it.
 func TestDirectReadFile(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n<three> & \"four\"\nfive"), 0o644)
@@ -129,7 +126,7 @@ func TestDirectReadFile(t *testing.T) {
 		{` { "id" : 21 , "params" : { "arguments" : { "path" : "a.txt" } , "name" : "read_file" } , "method" : "tools/call" , "jsonrpc" : "2.0" } `, true},
 		{`{"params":{"arguments":{"path":"a.txt","workspace":"x}\"{[,"},"name":"read_file"},"id":"}{\"","method":"tools/call","jsonrpc":"2.0"}`, true},
 		{call("22", `{"path":"a.txt","line_numbers":true,"end_line":2}`), true},
-		// Not the plain form: served by mcp-go on both connections.
+		// Not the plain form: served by the Dispatcher on both connections.
 		{`{"jsonrpc":"2.0","id":40,"id":41,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`, false},
 		{`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"nope","name":"read_file","arguments":{"path":"a.txt"}}}`, false},
 		{`{"jsonrpc":"2.0","\u0069d":43,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`, false},
@@ -171,13 +168,13 @@ func TestDirectReadFile(t *testing.T) {
 			t.Fatalf("%s: %v: %s", tc.line, err, mw.last)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\ndirect %s\nmcp-go %s", tc.line, dw.last, mw.last)
+			t.Errorf("%s:\ndirect     %s\ndispatcher %s", tc.line, dw.last, mw.last)
 		}
 	}
 }
 
-// TestDirectPanic: a panicking direct tool is answered like mcp-go's
-// WithRecovery answers a panicking handler.
+// TestDirectPanic: a panicking direct tool is answered as the Dispatcher
+// answers a panicking handler (TestDispatchPanic).
 func TestDirectPanic(t *testing.T) {
 	l, err := New(Config{LaunchDir: t.TempDir()})
 	if err != nil {

@@ -21,14 +21,14 @@ const (
 
 // slowInits are packages known to exceed the budget, with why they are
 // still linked. An entry whose package no longer appears in the trace
-// fails the test: delete it.
-var slowInits = map[string]string{
-	// Its init compiles the JSON Schema metaschemas of five drafts. tv's
-	// own code no longer uses it (mcpdoctor/jsonschema replaced it), but
-	// github.com/mark3labs/mcp-go/server (v0.56 and later, every v1) imports
-	// it for opt-in validators tv does not enable, and mcptools and
-	// mcptools/vault import that server package.
-	"github.com/santhosh-tekuri/jsonschema/v6": "imported by github.com/mark3labs/mcp-go/server",
+// fails the test: delete it. (github.com/santhosh-tekuri/jsonschema/v6,
+// whose init compiles the metaschemas of five drafts, must not return:
+// mcpdoctor/jsonschema and mcptools.Dispatcher replaced its users.)
+var slowInits = map[string]string{}
+
+// banned are packages that must not be linked into tv at all, with why.
+var banned = map[string]string{
+	"github.com/santhosh-tekuri/jsonschema/v6": "its init compiles JSON Schema metaschemas (~8 ms, 1.7 MB); github.com/mark3labs/mcp-go/server imports it",
 }
 
 var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, ([0-9]+) bytes, [0-9]+ allocs$`)
@@ -91,6 +91,11 @@ func TestStartupInitCost(t *testing.T) {
 		if c.clockMS > maxInitClockMS || c.bytes > maxInitBytes {
 			t.Errorf("init of %s costs %.2f ms and %d bytes (budget %.1f ms, %d bytes): move the work out of init (sync.OnceValue, first use)",
 				pkg, c.clockMS, c.bytes, maxInitClockMS, maxInitBytes)
+		}
+	}
+	for pkg, why := range banned {
+		if c, ok := best[pkg]; ok {
+			t.Errorf("%s is linked into tv again (init %.2f ms, %d bytes): %s", pkg, c.clockMS, c.bytes, why)
 		}
 	}
 	for pkg, why := range slowInits {

@@ -26,11 +26,10 @@
 // refused. A real change of the visible set sends
 // notifications/tools/list_changed; a call to a tool that is not visible
 // now is refused with an isError result before the tool does anything.
-// (The tool filter hides tools from tools/list; at call time mcp-go passes
-// the filter the single requested tool, which the filter lets through so
-// that the handler can refuse it with an explanation rather than a bare
-// JSON-RPC "not found". The handler checks the scope itself, so access
-// never depends on the filter.)
+// (The list filter hides tools from tools/list only; a call of a hidden
+// tool reaches its handler, which refuses it with an explanation rather
+// than a bare JSON-RPC "not found". The handler checks the scope itself,
+// so access never depends on the filter.)
 //
 // Each resolution whose inputs or outcome differ from the previous one
 // appends one JSON line to the scope evidence file (EvidencePath): time,

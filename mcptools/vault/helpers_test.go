@@ -197,7 +197,7 @@ func rpcRaw(t *testing.T, s *Server, method string, params any) (json.RawMessage
 	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	msg := s.MCPServer().HandleMessage(ctx, req)
+	msg := s.Dispatcher().HandleMessage(ctx, nil, req)
 	b, err := json.Marshal(msg)
 	if err != nil {
 		t.Fatal(err)

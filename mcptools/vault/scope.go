@@ -122,7 +122,7 @@ func (s *Server) Scope(ctx context.Context) *ScopeState {
 	}
 	if changed {
 		fmt.Fprintf(s.cfg.Log, "tv mcp serve: visible tools changed from %v to %v\n", prev.Visible, st.Visible)
-		s.mcp.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
+		s.mcp.Notify(mcp.MethodNotificationToolsListChanged)
 	}
 	return st
 }

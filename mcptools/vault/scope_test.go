@@ -10,30 +10,31 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
+	"github.com/thalix/tv/mcptools"
 )
 
-// session attaches an initialized in-process client session to s, so
-// notifications have somewhere to go.
-func session(t *testing.T, s *Server) *server.InProcessSession {
+// session attaches an initialized client session to s, so notifications
+// have somewhere to go.
+func session(t *testing.T, s *Server) *mcptools.Session {
 	t.Helper()
-	sess := server.NewInProcessSession(server.GenerateInProcessSessionID(), nil)
-	if err := s.MCPServer().RegisterSession(context.Background(), sess); err != nil {
-		t.Fatal(err)
+	d := s.Dispatcher()
+	sess := d.NewSession()
+	t.Cleanup(func() { d.CloseSession(sess) })
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if _, ok := d.HandleMessage(context.Background(), sess, []byte(init)).(mcp.JSONRPCResponse); !ok {
+		t.Fatal("initialize failed")
 	}
-	sess.Initialize()
-	t.Cleanup(func() { s.MCPServer().UnregisterSession(context.Background(), sess.SessionID()) })
 	return sess
 }
 
 // listChanged counts the tools/list_changed notifications waiting.
-func listChanged(sess *server.InProcessSession) int {
+func listChanged(sess *mcptools.Session) int {
 	n := 0
 	for {
 		select {
-		case m := <-sess.ClientNotifications():
+		case m := <-sess.Notifications():
 			if m.Method == mcp.MethodNotificationToolsListChanged {
 				n++
 			}

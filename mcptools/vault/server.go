@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/mcptools"
@@ -49,7 +48,7 @@ type Server struct {
 	stage     string      // "stages/NN-slug" when scoped
 	tools     []tool
 	validator *mcptools.Validator
-	mcp       *server.MCPServer
+	mcp       *mcptools.Dispatcher
 	ttl       time.Duration
 
 	mu      sync.Mutex
@@ -111,7 +110,7 @@ func ToolRank(name string) (engine.Rank, bool) {
 	return engine.RankNone, false
 }
 
-// MCPTool returns the mcp-go definition of a vault tool: mcptools'
+// MCPTool returns the MCP definition of a vault tool: mcptools'
 // definition with the vault envelope {captured_at, repository, data} as
 // its output schema.
 func MCPTool(s mcptools.Spec) mcp.Tool {
@@ -170,7 +169,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.validator = v
-	s.mcp = s.newMCPServer()
+	s.mcp = s.newDispatcher()
 	if s.scoped() {
 		st := s.Scope(ctx)
 		fmt.Fprintf(cfg.Log, "tv mcp serve: %s %s: %s (%s), visible %v\n", s.ws.ID, s.stage, st.Result, st.Reason, st.Visible)
@@ -180,25 +179,22 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 func (s *Server) scoped() bool { return s.ws != nil }
 
-// MCPServer returns the mcp-go server with the mode's tools registered.
-func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+// Dispatcher returns the server's MCP dispatcher, with the mode's tools.
+func (s *Server) Dispatcher() *mcptools.Dispatcher { return s.mcp }
 
-func (s *Server) newMCPServer() *server.MCPServer {
-	opts := []server.ServerOption{
-		server.WithToolCapabilities(s.scoped()),
-		server.WithRecovery(),
-		server.WithInstructions(s.instructions()),
-	}
+// newDispatcher makes the dispatcher of the mode's tools: tools/list
+// sorted by name (and, scoped, only the visible ones), listChanged when
+// scoped.
+func (s *Server) newDispatcher() *mcptools.Dispatcher {
+	cfg := mcptools.DispatcherConfig{Name: ServerName, Version: s.cfg.Version, Instructions: s.instructions(), ListChanged: s.scoped()}
 	if s.scoped() {
-		opts = append(opts, server.WithToolFilter(s.filter))
+		cfg.ListFilter = s.filter
 	}
-	srv := server.NewMCPServer(ServerName, s.cfg.Version, opts...)
-	list := make([]server.ServerTool, len(s.tools))
+	list := make([]mcptools.Tool, len(s.tools))
 	for i, t := range s.tools {
-		list[i] = server.ServerTool{Tool: MCPTool(t.Spec), Handler: s.handler(t)}
+		list[i] = mcptools.Tool{Tool: MCPTool(t.Spec), Handler: s.handler(t)}
 	}
-	srv.AddTools(list...)
-	return srv
+	return mcptools.NewDispatcher(cfg, list)
 }
 
 func (s *Server) instructions() string {
@@ -212,13 +208,10 @@ func (s *Server) instructions() string {
 		s.stage, s.ws.Name, s.ws.ID, s.stage)
 }
 
-// filter hides the tools that are not visible now from tools/list. At
-// call time mcp-go passes it the one requested tool: it lets that through
-// so the handler refuses it with an explanation (see the package doc).
+// filter hides the tools that are not visible now from tools/list. A
+// call is not filtered: the handler refuses a tool that is not visible
+// with an explanation (see the package doc).
 func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	if len(tools) == 1 {
-		return tools
-	}
 	st := s.Scope(ctx)
 	kept := make([]mcp.Tool, 0, len(st.Visible))
 	for _, t := range tools {
@@ -229,16 +222,16 @@ func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	return kept
 }
 
-// handler adapts a tool to mcp-go. In scoped mode it first checks the
+// handler adapts a tool to the dispatcher. In scoped mode it first checks the
 // tool is visible now (refusing before anything else happens); then it
 // validates the arguments against the input schema, runs the tool and
 // turns a domain failure into an isError result.
-func (s *Server) handler(t tool) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) handler(t tool) func(context.Context, mcp.CallToolRequest) *mcp.CallToolResult {
+	return func(ctx context.Context, req mcp.CallToolRequest) *mcp.CallToolResult {
 		if s.scoped() {
 			if st := s.Scope(ctx); !st.Allows(t.Name) {
 				return mcptools.Failure("%s refused: it is not available in this scope now (stage %s of %s: %s, reason %s; visible: %s). Call tools/list for the tools you can use.",
-					t.Name, s.stage, s.ws.ID, st.Result, st.Reason, visibleText(st.Visible)), nil
+					t.Name, s.stage, s.ws.ID, st.Result, st.Reason, visibleText(st.Visible))
 			}
 		}
 		raw := mcptools.RawArguments(req)
@@ -246,17 +239,17 @@ func (s *Server) handler(t tool) server.ToolHandlerFunc {
 			raw = json.RawMessage("{}") // absent arguments
 		}
 		if err := s.validator.Validate(t.Name, raw); err != nil {
-			return failure(t.Name, err), nil
+			return failure(t.Name, err)
 		}
 		repo, data, err := t.run(s, ctx, raw)
 		if err != nil {
-			return failure(t.Name, err), nil
+			return failure(t.Name, err)
 		}
 		res, err := success(s.cfg.Now(), repo, data)
 		if err != nil {
-			return failure(t.Name, err), nil
+			return failure(t.Name, err)
 		}
-		return res, nil
+		return res
 	}
 }
 
