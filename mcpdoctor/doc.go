@@ -18,7 +18,7 @@
 //     wire (ValidateTools) — name pattern and uniqueness, description,
 //     strict object input schema, object output schema, both validated
 //     against their draft's metaschema and compiled by a real JSON Schema
-//     compiler (package mcpdoctor/jsonschema), and every annotation hint
+//     compiler (package jsonschema), and every annotation hint
 //     set explicitly;
 //  4. tools/call of Target.Call: a result with isError is a refused call;
 //     otherwise its structuredContent must match the tool's output schema.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/thalix/tv/mcpdoctor/jsonschema"
+	"github.com/thalix/tv/jsonschema"
 )
 
 // ToolNamePattern is what every tool name must match: the name rule of the

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/thalix/tv/mcpdoctor/jsonschema"
+	"github.com/thalix/tv/jsonschema"
 )
 
 // Validator checks tool arguments against the tools' input schemas, on

@@ -23,7 +23,7 @@ const (
 // still linked. An entry whose package no longer appears in the trace
 // fails the test: delete it. (github.com/santhosh-tekuri/jsonschema/v6,
 // whose init compiles the metaschemas of five drafts, must not return:
-// mcpdoctor/jsonschema and mcptools.Dispatcher replaced its users.)
+// tv's own jsonschema package and mcptools.Dispatcher replaced its users.)
 var slowInits = map[string]string{}
 
 // banned are packages that must not be linked into tv at all, with why.
