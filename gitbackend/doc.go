@@ -19,6 +19,13 @@
 // through go-git's packfile and index decoders; packs added by other
 // processes become visible on the next lookup that misses.
 //
+// When a batch's pack makes objects/pack hold more than AutoPackLimit
+// packs, the batch merges the packs under ConsolidateMaxBytes into one
+// (entries copied raw, checked against their CRC-32 and pack checksum),
+// under an O_EXCL lock file, and deletes them only once the new pack is
+// durable in place: an object is never lost, a crash at worst leaves a
+// duplicate. This is best effort and never fails the batch.
+//
 // NewMemory returns a vault on go-git's in-memory storage with the same
 // semantics, for tests.
 package gitbackend

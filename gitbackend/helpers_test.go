@@ -56,6 +56,10 @@ func runHelper(mode string) int {
 		return helperTxLoop(ctx, path)
 	case "packloop":
 		return helperPackLoop(ctx, path)
+	case "batchloop":
+		return helperBatchLoop(ctx, path)
+	case "readloop":
+		return helperReadLoop(ctx, path)
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 2

@@ -238,7 +238,7 @@ func TestCrashDuringRefTransactions(t *testing.T) {
 	fsckClean(t, v.Path())
 }
 
-var packDirName = regexp.MustCompile(`^(pack-[0-9a-f]{40}\.(pack|idx)|tmp_pack_\w+|tmp_idx_\w+)$`)
+var packDirName = regexp.MustCompile(`^(pack-[0-9a-f]{40}\.(pack|idx|keep|bitmap|rev)|tmp_pack_\w+|tmp_idx_\w+|tv-consolidate\.lock)$`)
 
 // checkPackDir: only complete packs are named pack-*; temporaries are tmp_*.
 func checkPackDir(t *testing.T, v *Vault) {

@@ -23,4 +23,21 @@ const (
 	// ObjectCacheBytes is the size of the shared cache of decoded objects
 	// (delta bases and small objects) of one on-disk vault.
 	ObjectCacheBytes = 32 << 20 // 32 MiB
+
+	// AutoPackLimit is how many packs objects/pack may hold. A batch whose
+	// pack makes it more merges every pack under ConsolidateMaxBytes into
+	// one (consolidate.go), the way `git gc --auto` repacks: opening a
+	// vault reads every index and a lookup searches them all, so the count
+	// must not grow by one per commit forever.
+	AutoPackLimit = 16
+
+	// ConsolidateMaxBytes is the size from which a pack is left alone by
+	// consolidation: a big import's pack is not copied again and again.
+	ConsolidateMaxBytes = 64 << 20 // 64 MiB
+
+	// ConsolidateLockStale is the age from which the consolidation lock
+	// (objects/pack/tv-consolidate.lock) is taken for the leftover of a
+	// killed process and removed. A consolidation copies packs smaller than
+	// ConsolidateMaxBytes and takes seconds at most.
+	ConsolidateLockStale = 10 * time.Minute
 )

@@ -30,6 +30,7 @@ import (
 type rawIndex struct {
 	fanout [256]uint32
 	names  []byte // 20 bytes per object, sorted
+	crcs   []byte // 4 bytes per object: CRC-32 of the entry's packed bytes
 	off32  []byte // 4 bytes per object; the top bit selects off64
 	off64  []byte // 8 bytes per large offset
 	sum    [20]byte
@@ -89,6 +90,7 @@ func parseIndex(b []byte) (*rawIndex, error) {
 		return nil, errors.New("index size does not match its object count")
 	}
 	x.names = b[head : head+n*20]
+	x.crcs = b[head+n*20 : head+n*24]
 	x.off32 = b[head+n*24 : head+n*28]
 	x.off64 = b[head+n*28 : len(b)-40]
 	copy(x.sum[:], b[len(b)-40:])

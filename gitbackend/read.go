@@ -30,6 +30,10 @@ import (
 type packSet struct {
 	mu    sync.RWMutex
 	packs []*packIndex // newest first
+
+	// noMerge names the packs consolidation found delta entries in: it
+	// leaves them, and need not read them again to know.
+	noMerge map[string]bool
 }
 
 type packIndex struct {
@@ -87,6 +91,9 @@ func (v *Vault) refreshPacks() (bool, error) {
 			continue // index without its pack: not usable (yet)
 		}
 		idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing (consolidated, git repack)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -104,6 +111,12 @@ func (v *Vault) refreshPacks() (bool, error) {
 // addPack registers a pack this process just wrote.
 func (v *Vault) addPack(name string) error {
 	idx, err := loadPackIndex(filepath.Join(v.path, "objects", "pack", name+".idx"), name)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Another process's consolidation merged it already: its objects
+		// are in a pack renamed into place before it was deleted.
+		_, err = v.refreshPacks()
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -160,20 +173,37 @@ func (v *Vault) hasObject(h engine.Hash) bool {
 	return err == nil
 }
 
-// objectExists reports whether the vault has h, rescanning packs once on a
-// miss (another process may have just written it).
+// objectExists reports whether the vault has h, rescanning packs on a
+// miss (another process may have just written it, or merged the pack that
+// held it into a new one).
 func (v *Vault) objectExists(h engine.Hash) bool {
 	if v.mem != nil {
 		v.memMu.RLock()
 		defer v.memMu.RUnlock()
 		return v.mem.HasEncodedObject(plumbing.Hash(h)) == nil
 	}
-	if v.hasObject(h) {
-		return true
+	for attempt := 0; ; attempt++ {
+		if v.hasObject(h) {
+			return true
+		}
+		if attempt >= packRescans {
+			return false
+		}
+		changed, err := v.refreshPacks()
+		if err != nil || !changed && attempt > 0 {
+			return false
+		}
 	}
-	changed, err := v.refreshPacks()
-	return err == nil && changed && v.hasObject(h)
 }
+
+// packRescans bounds how often one lookup rescans objects/pack. A miss
+// rescans at least twice: a pack can be replaced by another (consolidation,
+// git repack: the new one renamed in, then the old one deleted) while the
+// directory is being listed, and a listing spanning several getdents calls
+// is no snapshot, so one listing may show neither. The next listing shows
+// the new pack. A hit in a pack loaded earlier is good even if that pack is
+// gone since: a pack is only deleted once its objects are in another one.
+const packRescans = 3
 
 func (v *Vault) loosePath(h engine.Hash) string {
 	s := h.String()
@@ -188,24 +218,25 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 	for attempt := 0; ; attempt++ {
 		if p, ok := v.findPacked(h); ok {
 			typ, size, rc, err := v.openPacked(p, h)
-			if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt > 0 {
+			if err == nil || !errors.Is(err, fs.ErrNotExist) {
 				return typ, size, rc, err
 			}
-			// The pack vanished (git repack): rescan and retry.
+			// The pack vanished (merged by consolidation, git repack):
+			// its objects are in a pack added before it was deleted.
 		} else {
 			typ, size, rc, err := v.openLoose(h)
 			if err == nil || !errors.Is(err, fs.ErrNotExist) {
 				return typ, size, rc, err
 			}
 		}
-		if attempt > 0 {
+		if attempt >= packRescans {
 			break
 		}
 		changed, err := v.refreshPacks()
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		if !changed {
+		if !changed && attempt > 0 {
 			break
 		}
 	}

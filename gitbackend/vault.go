@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -32,6 +33,12 @@ type Vault struct {
 	fs    billy.Filesystem
 	packs packSet
 	cache cache.Object
+
+	// Consolidation tunables (consolidate.go): AutoPackLimit,
+	// ConsolidateMaxBytes and ConsolidateLockStale; tests lower them.
+	packLimit    int
+	packMaxBytes int64
+	lockStale    time.Duration
 
 	// in memory
 	mem   *memory.Storage
@@ -93,6 +100,10 @@ func Open(path string) (*Vault, error) {
 		id:    id,
 		fs:    osfs.New(abs),
 		cache: cache.NewObjectLRU(ObjectCacheBytes),
+
+		packLimit:    AutoPackLimit,
+		packMaxBytes: ConsolidateMaxBytes,
+		lockStale:    ConsolidateLockStale,
 	}, nil
 }
 

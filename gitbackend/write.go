@@ -306,26 +306,31 @@ func (w *packWriter) Finish() error {
 		w.done = true
 		return w.removeTemp()
 	}
-	if err := w.finish(); err != nil {
+	if _, err := w.finish(); err != nil {
 		w.fail(err)
 		w.Abort()
 		return err
 	}
 	w.done = true
+	// The batch is durable. Merging small packs is best effort: a failure
+	// loses no object (consolidate.go) and never fails the batch.
+	_, _ = w.v.consolidate()
 	return nil
 }
 
-func (w *packWriter) finish() error {
+// finish completes the pack and its index, installs both and returns the
+// pack's name ("pack-<hex>").
+func (w *packWriter) finish() (string, error) {
 	if len(w.entries) > 1<<32-1 {
-		return fmt.Errorf("%w: %d objects do not fit in one pack", engine.ErrRefused, len(w.entries))
+		return "", fmt.Errorf("%w: %d objects do not fit in one pack", engine.ErrRefused, len(w.entries))
 	}
 	if err := w.bw.Flush(); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	var count [4]byte
 	binary.BigEndian.PutUint32(count[:], uint32(len(w.entries)))
 	if _, err := w.f.WriteAt(count[:], 8); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	// The trailer is the SHA-1 of everything before it; the count changed
 	// the header, so hash the file once more (it is in the page cache).
@@ -334,41 +339,41 @@ func (w *packWriter) finish() error {
 	_, err := io.CopyBuffer(sum, io.NewSectionReader(w.f, 0, w.pos), *bufp)
 	writerBufs.Put(bufp)
 	if err != nil {
-		return fmt.Errorf("checksum pack: %w", err)
+		return "", fmt.Errorf("checksum pack: %w", err)
 	}
 	var packSum [20]byte
 	sum.Sum(packSum[:0])
 	if _, err := w.f.WriteAt(packSum[:], w.pos); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	if err := w.f.Chmod(0o444); err != nil { // read-only, like git's packs
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("fsync pack: %w", err)
+		return "", fmt.Errorf("fsync pack: %w", err)
 	}
 	if err := w.f.Close(); err != nil {
-		return fmt.Errorf("close pack: %w", err)
+		return "", fmt.Errorf("close pack: %w", err)
 	}
 	dir := filepath.Dir(w.f.Name())
 	idxTmp, err := writeIndexFile(dir, w.entries, packSum)
 	if err != nil {
-		return err
+		return "", err
 	}
 	name := "pack-" + engine.Hash(packSum).String()
 	if err := os.Rename(w.f.Name(), filepath.Join(dir, name+".pack")); err != nil {
 		os.Remove(idxTmp)
-		return fmt.Errorf("install pack: %w", err)
+		return "", fmt.Errorf("install pack: %w", err)
 	}
 	if err := os.Rename(idxTmp, filepath.Join(dir, name+".idx")); err != nil {
 		os.Remove(idxTmp)
-		return fmt.Errorf("install pack index: %w", err)
+		return "", fmt.Errorf("install pack index: %w", err)
 	}
 	w.f = nil
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
+		return "", fmt.Errorf("fsync %s: %w", dir, err)
 	}
-	return w.v.addPack(name)
+	return name, w.v.addPack(name)
 }
 
 // writeIndexFile writes a version 2 pack index for entries into a
