@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/thalix/tv/atomicfile"
 )
 
 // ManifestFormat is the manifest format version tv writes and reads.
@@ -84,9 +82,13 @@ func ReadManifest(dir string) (*Manifest, error) {
 }
 
 // writeManifest replaces the manifest of dir atomically with the one base
-// b stands for.
+// b stands for. Its data is synced before the rename, so the manifest is
+// old or new and whole even after a power loss; the rename is not synced
+// (git does not sync its index either): a manifest that comes back old
+// after a commit heals itself, since the next commit finds its changes
+// already upstream and moves the baseline.
 func writeManifest(dir string, b *base) error {
-	return atomicfile.Write(filepath.Join(dir, ManifestName), encodeManifest(b), 0o644)
+	return replaceFile(filepath.Join(dir, ManifestName), encodeManifest(b), 0o644, true)
 }
 
 // encodeManifest is the manifest JSON of base b: the identity members one

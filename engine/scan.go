@@ -293,14 +293,18 @@ func (s *snapshot) close() {
 // hashFiles computes git blob ids and sha256 of the given files in
 // parallel, reading each through the root without following symlinks.
 func (s *snapshot) hashFiles(files []*diskFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	workers := min(ScanWorkers, len(files))
 	jobs := make(chan *diskFile)
-	errs := make(chan error, ScanWorkers)
+	errs := make(chan error, workers)
 	var wg sync.WaitGroup
-	for range ScanWorkers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 256<<10)
+			buf := make([]byte, hashBufferBytes)
 			for f := range jobs {
 				if err := s.hashOne(f, buf); err != nil {
 					select {
@@ -379,6 +383,9 @@ func (s *snapshot) openRead(p string) (io.ReadCloser, fileStamp, error) {
 	}
 	return fh, stampOf(fi), nil
 }
+
+// hashBufferBytes is each hashing worker's read buffer.
+const hashBufferBytes = 256 << 10
 
 // blobHasher returns a SHA-1 primed with git's blob header.
 func blobHasher(size int64) hash.Hash {

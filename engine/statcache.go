@@ -410,11 +410,24 @@ func writeStatCache(dir string, b *base) error {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// replaceUnsynced replaces path with data by a rename, so readers see the
-// old or the new file, but without fsync: the stat cache is an
-// accelerator whose checksum rejects a file a crash left torn, and an
-// fsync of megabytes of cache would cost a commit more than its objects.
+// replaceUnsynced replaces path with data, without fsync: the stat cache
+// is an accelerator whose checksum rejects a file a crash left torn, and
+// an fsync of megabytes of cache would cost a commit more than its
+// objects. The old file is removed before the new one is renamed into
+// place: ext4 flushes a file renamed over another (auto_da_alloc), which
+// cost a commit milliseconds; a reader in between finds no cache and falls
+// back to the manifest.
 func replaceUnsynced(path string, data []byte, mode os.FileMode) error {
+	return replaceFile(path, data, mode, false)
+}
+
+// replaceFile writes data to a new file beside path and renames it over
+// path, so readers see the old or the new file, never a mix. With
+// syncData the new file's data is on disk before the rename, so after a
+// power loss path holds the old or the new content, complete; the rename
+// itself is not made durable (no fsync of the folder). Without it, the old
+// file is removed first (see replaceUnsynced).
+func replaceFile(path string, data []byte, mode os.FileMode, syncData bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
@@ -424,8 +437,16 @@ func replaceUnsynced(path string, data []byte, mode os.FileMode) error {
 	if err == nil {
 		err = tmp.Chmod(mode)
 	}
+	if err == nil && syncData {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && !syncData {
+		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = rerr
+		}
 	}
 	if err == nil {
 		err = os.Rename(name, path)
