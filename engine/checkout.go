@@ -77,8 +77,9 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		return nil, err
 	}
 	b := &base{
-		header: Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope},
-		files:  make([]cacheEntry, len(written)),
+		header:           Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope},
+		files:            make([]cacheEntry, len(written)),
+		manifestBaseline: info.Head,
 	}
 	var total int64
 	for i, f := range written {

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -79,7 +82,7 @@ func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason s
 	// A commit that makes no version still leaves the stat cache as fresh
 	// as a walk-test would; one that does rewrites it in rebase.
 	defer func() {
-		if !p.rebased && (!p.base.cached || p.refreshed || p.disk.relisted) {
+		if !p.rebased && p.cacheStale() {
 			_ = writeStatCache(dir, p.nextBase(false, ZeroHash))
 		}
 	}()
@@ -295,17 +298,72 @@ func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 	return
 }
 
-// rebase rewrites the manifest (and stat cache) so that version is the
-// baseline and every file on disk that the plan changed is recorded with
-// its new version.
+// rebase records version as the checkout's baseline, with every file the
+// plan changed at its new version. It appends the commit to the manifest
+// log and a record to the stat cache, so its cost follows the changed
+// files; when the log has outgrown a quarter of the manifest
+// (MinManifestLogBytes at least), it writes the manifest and cache whole
+// instead and removes the log.
 func (p *Plan) rebase(version Hash) error {
-	nb := p.nextBase(true, version)
-	if err := writeManifest(p.Dir, nb); err != nil {
+	unlock, err := lockCheckout(p.Dir)
+	if err != nil {
 		return err
 	}
-	p.base, p.rebased = nb, true
-	_ = writeStatCache(p.Dir, nb) // an accelerator only
+	defer unlock()
+	entry := manifestLogEntry{Baseline: version}
+	for _, l := range [][]PlanFile{p.Added, p.Modified} {
+		for _, pf := range l {
+			f := p.changed[pf.Path]
+			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeText(f.mode)})
+		}
+	}
+	for _, pf := range p.Deleted {
+		entry.Deleted = append(entry.Deleted, pf.Path)
+	}
+	if p.logFull(entry) {
+		nb := p.nextBase(true, version)
+		nb.manifestBaseline, nb.log = version, logStamp{}
+		if err := writeManifest(p.Dir, nb); err != nil {
+			return err
+		}
+		if err := os.Remove(filepath.Join(p.Dir, ManifestLogName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		p.base, p.rebased = nb, true
+		_ = writeStatCache(p.Dir, nb) // an accelerator only
+		return nil
+	}
+	log, err := appendManifestLog(p.Dir, p.base.manifestBaseline, entry)
+	if err != nil {
+		return err
+	}
+	p.rebased = true
+	if !p.base.cached {
+		nb := p.nextBase(true, version)
+		nb.log = log
+		_ = writeStatCache(p.Dir, nb)
+		return nil
+	}
+	t := &tailRecord{baseline: version, log: log, deleted: entry.Deleted, dirs: p.disk.fresh}
+	for _, f := range p.disk.files {
+		if !f.clean { // hashed now: changed, or unchanged but stamped anew
+			t.set = append(t.set, entryOf(f))
+		}
+	}
+	_ = appendStatCache(p.Dir, t)
 	return nil
+}
+
+// logFull reports whether appending entry would grow the manifest log past
+// a quarter of the manifest (and MinManifestLogBytes).
+func (p *Plan) logFull(entry manifestLogEntry) bool {
+	mfi, err := os.Lstat(filepath.Join(p.Dir, ManifestName))
+	if err != nil {
+		return true
+	}
+	line, _ := json.Marshal(entry)
+	grown := currentLogStamp(p.Dir).Size + int64(len(line)) + 128
+	return grown > max(MinManifestLogBytes, mfi.Size()/4)
 }
 
 // requireWrite checks, against the live grants, that the actor may write

@@ -73,3 +73,8 @@ const (
 	// MaxGrantsBytes bounds grants.json.
 	MaxGrantsBytes = 4 << 20 // 4 MiB
 )
+
+// MinManifestLogBytes is how large the manifest log may grow before a
+// commit writes the manifest whole again, whatever the manifest's size
+// (beyond it, the log may hold a quarter of the manifest's bytes).
+const MinManifestLogBytes = 64 << 10 // 64 KiB

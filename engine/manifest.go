@@ -53,32 +53,64 @@ func parseMode(s string) (FileMode, error) {
 	return 0, fmt.Errorf("file mode %q is not 100644 or 100755", s)
 }
 
-// ReadManifest reads the manifest of checkout dir. A directory without one
+// ReadManifest reads the manifest of checkout dir, with the changes of
+// its log (ManifestLogName) applied. A directory without one
 // yields ErrNotFound with advice; a damaged one ErrRefused.
 func ReadManifest(dir string) (*Manifest, error) {
+	m, _, err := readManifestAndLog(dir)
+	return m, err
+}
+
+// manifestState is where a manifest read from disk came from: the
+// baseline its file names (its log may move it on) and the log's stamp.
+type manifestState struct {
+	fileBaseline Hash
+	log          logStamp
+}
+
+// readManifestAndLog is ReadManifest, and where the manifest came from.
+func readManifestAndLog(dir string) (*Manifest, manifestState, error) {
 	b, err := readRegular(filepath.Join(dir, ManifestName), MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
+		return nil, manifestState{}, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
 	}
 	if err != nil {
-		return nil, err
+		return nil, manifestState{}, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%w: %s in %s is damaged (%v); check out again", ErrRefused, ManifestName, dir, err)
+		return nil, manifestState{}, fmt.Errorf("%w: %s in %s is damaged (%v); check out again", ErrRefused, ManifestName, dir, err)
 	}
 	if err := m.checkIdentity(); err != nil {
-		return nil, fmt.Errorf("%s in %s: %w", ManifestName, dir, err)
+		return nil, manifestState{}, fmt.Errorf("%s in %s: %w", ManifestName, dir, err)
 	}
 	for _, f := range m.Files {
-		if err := CheckPath(f.Path); err != nil {
-			return nil, fmt.Errorf("%s in %s: %w", ManifestName, dir, err)
-		}
-		if _, err := parseMode(f.Mode); err != nil {
-			return nil, fmt.Errorf("%w: %s in %s: %s: %v", ErrRefused, ManifestName, dir, f.Path, err)
+		if err := checkManifestFile(f); err != nil {
+			return nil, manifestState{}, fmt.Errorf("%s in %s: %w", ManifestName, dir, err)
 		}
 	}
-	return &m, nil
+	log, st, err := readManifestLog(dir, &m)
+	if err != nil {
+		return nil, manifestState{}, err
+	}
+	state := manifestState{fileBaseline: m.Baseline, log: st}
+	applyManifestLog(&m, log)
+	return &m, state, nil
+}
+
+// checkManifestFile validates one file of a manifest (or its log): a safe
+// path, a checkout file mode, a sha256 of 64 hex digits.
+func checkManifestFile(f ManifestFile) error {
+	if err := CheckPath(f.Path); err != nil {
+		return err
+	}
+	if _, err := parseMode(f.Mode); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrRefused, f.Path, err)
+	}
+	if _, err := hex.DecodeString(f.SHA256); err != nil || len(f.SHA256) != 64 {
+		return fmt.Errorf("%w: %s: sha256 %q is not 64 hex digits", ErrRefused, f.Path, f.SHA256)
+	}
+	return nil
 }
 
 // writeManifest replaces the manifest of dir atomically with the one base

@@ -10,8 +10,12 @@ import (
 // Names tv keeps for itself inside a checkout. They are never imported,
 // committed or listed in a change plan.
 const (
-	ManifestName  = ".thalix-workspace.json"
-	StatCacheName = ".thalix-workspace.cache"
+	ManifestName = ".thalix-workspace.json"
+	// ManifestLogName holds, one JSON line each, the changes of the
+	// commits made since the manifest was last written whole (see
+	// ReadManifest).
+	ManifestLogName = ".thalix-workspace.log"
+	StatCacheName   = ".thalix-workspace.cache"
 )
 
 // isReserved reports whether a slash path at the checkout root is tv's own

@@ -48,6 +48,7 @@ type snapshot struct {
 	// manifest and cache themselves) had to be read again.
 	dirs     map[string]*cachedDir
 	relisted bool
+	fresh    map[string]*cachedDir // the folders listed from disk
 }
 
 // dirScan is one listed folder; its subfolders' scans are children, in
@@ -162,8 +163,15 @@ func (s *snapshot) collect(d *dirScan) {
 	if d.rel == "." {
 		s.dirs = make(map[string]*cachedDir)
 	}
-	s.dirs[d.rel] = &cachedDir{stamp: d.stamp, entries: d.raw}
-	s.relisted = s.relisted || d.listed && d.rel != "."
+	cd := &cachedDir{stamp: d.stamp, entries: d.raw}
+	s.dirs[d.rel] = cd
+	if d.listed {
+		if s.fresh == nil {
+			s.fresh = map[string]*cachedDir{}
+		}
+		s.fresh[d.rel] = cd
+		s.relisted = s.relisted || d.rel != "."
+	}
 	s.matched += d.matched
 	s.bytes += d.bytes
 	k, f := 0, 0

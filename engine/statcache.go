@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -32,9 +33,17 @@ type base struct {
 	// written is the cache file's own mtime (ns), the racy-entry cutoff;
 	// 0 when no stamp is vouched for (no cache).
 	written int64
-	// manifestStamp is the manifest file the cache was built from.
-	manifestStamp fileStamp
-	cached        bool
+	// manifestStamp is the manifest file the cache was built from,
+	// manifestBaseline the baseline that file names (the log's may be
+	// later), and log the manifest log the cache includes.
+	manifestStamp    fileStamp
+	manifestBaseline Hash
+	log              logStamp
+	cached           bool
+	// tailBytes is how much of the cache file is records appended by
+	// commits since its snapshot was written (see appendStatCache).
+	tailBytes int64
+	size      int64
 	// dirs holds, by slash path ("." for the root), each folder's listing
 	// as the last scan saw it: while a folder's own stamp is unchanged
 	// (adding, removing or renaming an entry changes its mtime and ctime),
@@ -73,9 +82,10 @@ type cacheEntry struct {
 }
 
 // statCacheMagic opens a stat cache file; a CRC-32C of everything before
-// it closes the file (see writeStatCache). Version 5 keeps entries sorted
-// by path.
-const statCacheMagic = "TVSC5\n"
+// it closes the snapshot, which records appended by commits may follow
+// (see writeStatCache, appendStatCache). Version 6 keeps entries sorted
+// by path, folder listings, and the manifest log's stamp.
+const statCacheMagic = "TVSC6\n"
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
@@ -119,11 +129,16 @@ func loadBase(dir string) (*base, error) {
 			return b, nil
 		}
 	}
-	m, err := ReadManifest(dir)
+	m, state, err := readManifestAndLog(dir)
 	if err != nil {
 		return nil, err
 	}
-	return baseOfManifest(m)
+	b, err := baseOfManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	b.log, b.manifestBaseline = state.log, state.fileBaseline
+	return b, nil
 }
 
 // baseOfManifest is the base of manifest m, with no stamp vouched for.
@@ -187,13 +202,23 @@ func loadStatCache(dir string) *base {
 		return nil
 	}
 	b, err := decodeStatCache(data)
-	if err != nil || b.manifestStamp != stampOf(mfi) {
+	if err != nil || b.manifestStamp != stampOf(mfi) || b.log != currentLogStamp(dir) {
 		return nil
 	}
 	b.written = cfi.ModTime().UnixNano()
 	b.cached = true
 	b.buildIndex()
 	return b
+}
+
+// currentLogStamp is the manifest log's stamp as it is now: its inode and
+// size (zero when there is none).
+func currentLogStamp(dir string) logStamp {
+	fi, err := os.Lstat(filepath.Join(dir, ManifestLogName))
+	if err != nil {
+		return logStamp{}
+	}
+	return logStamp{Ino: inodeOf(fi), Size: fi.Size()}
 }
 
 // modeText is modeString without an allocation for the two modes a
@@ -209,23 +234,30 @@ func modeText(m FileMode) string {
 }
 
 // decodeStatCache decodes a cache file's bytes (without building the
-// index). The paths it returns are cut from data itself (no copy, a
-// handful of allocations for 10k+ entries), so the caller must not modify
-// data afterwards. Entries out of order are refused.
+// index): its snapshot, then the records commits appended to it, each
+// applied in turn; a torn or damaged record ends the file there (the
+// cache's log stamp then no longer matches, and the caller falls back to
+// the manifest). The paths it returns are cut from data itself, so the
+// caller must not modify data afterwards. Entries out of order are
+// refused.
 func decodeStatCache(data []byte) (*base, error) {
-	if len(data) < len(statCacheMagic)+4 {
-		return nil, errors.New("stat cache truncated")
-	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, errors.New("stat cache checksum mismatch")
-	}
-	d := &decoder{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
-	if string(d.take(len(statCacheMagic))) != statCacheMagic {
+	if len(data) < len(statCacheMagic)+8 || string(data[:len(statCacheMagic)]) != statCacheMagic {
 		return nil, errors.New("bad magic")
 	}
-	b := &base{}
+	n := binary.LittleEndian.Uint64(data[len(statCacheMagic):])
+	if n < uint64(len(statCacheMagic))+12 || n > uint64(len(data)) {
+		return nil, errors.New("stat cache truncated")
+	}
+	snap := data[:n-4]
+	if crc32.Checksum(snap, castagnoli) != binary.LittleEndian.Uint32(data[n-4:]) {
+		return nil, errors.New("stat cache checksum mismatch")
+	}
+	all := unsafe.String(unsafe.SliceData(data), len(data))
+	d := &decoder{b: snap, s: all[:len(snap)], off: len(statCacheMagic) + 8}
+	b := &base{size: int64(n)}
 	b.manifestStamp = d.stamp()
+	b.log = logStamp{Ino: d.u64(), Size: int64(d.u64())}
+	copy(b.manifestBaseline[:], d.take(20))
 	b.header.Format = ManifestFormat
 	b.header.VaultID = d.str()
 	b.header.WorkspaceID = d.str()
@@ -234,6 +266,94 @@ func decodeStatCache(data []byte) (*base, error) {
 		b.header.Scope = append(b.header.Scope, d.str())
 	}
 	copy(b.header.Baseline[:], d.take(20))
+	var err error
+	if b.files, err = d.entries(); err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(b.files); i++ {
+		if b.files[i].path <= b.files[i-1].path {
+			return nil, errors.New("stat cache entries out of order")
+		}
+	}
+	if b.dirs, err = d.dirs(); err != nil {
+		return nil, err
+	}
+	if d.off != len(d.b) {
+		return nil, errors.New("stat cache has trailing bytes")
+	}
+	// The records appended by commits.
+	for off := int(n); off+8 <= len(data); {
+		l := int(binary.LittleEndian.Uint32(data[off:]))
+		if l > len(data)-off-8 {
+			break // torn
+		}
+		rec := data[off+4 : off+4+l]
+		if crc32.Checksum(rec, castagnoli) != binary.LittleEndian.Uint32(data[off+4+l:]) {
+			break
+		}
+		r := &decoder{b: rec, s: all[off+4 : off+4+l]}
+		var t tailRecord
+		copy(t.baseline[:], r.take(20))
+		t.log = logStamp{Ino: r.u64(), Size: int64(r.u64())}
+		t.set, err = r.entries()
+		if err == nil {
+			for k := r.u32(); k > 0 && r.err == nil; k-- {
+				t.deleted = append(t.deleted, r.str())
+			}
+			t.dirs, err = r.dirs()
+		}
+		if err != nil || r.err != nil || r.off != len(rec) {
+			break
+		}
+		b.apply(&t)
+		off += l + 8
+		b.tailBytes += int64(l + 8)
+	}
+	return b, nil
+}
+
+// tailRecord is what a commit appends to the stat cache: the new
+// baseline and log stamp, the files it wrote or stamped, the files it
+// deleted, and the folders it listed.
+type tailRecord struct {
+	baseline Hash
+	log      logStamp
+	set      []cacheEntry
+	deleted  []string
+	dirs     map[string]*cachedDir
+}
+
+// apply applies a commit's record to the base (files stay sorted).
+func (b *base) apply(t *tailRecord) {
+	b.header.Baseline = t.baseline
+	b.log = t.log
+	cmp := func(e cacheEntry, p string) int { return strings.Compare(e.path, p) }
+	var added []cacheEntry
+	for _, e := range t.set {
+		if i, ok := slices.BinarySearchFunc(b.files, e.path, cmp); ok {
+			b.files[i] = e
+		} else {
+			added = append(added, e)
+		}
+	}
+	if len(t.deleted) > 0 {
+		gone := make(map[string]bool, len(t.deleted))
+		for _, p := range t.deleted {
+			gone[p] = true
+		}
+		b.files = slices.DeleteFunc(b.files, func(e cacheEntry) bool { return gone[e.path] })
+	}
+	b.files = mergeEntries(b.files, added)
+	for rel, d := range t.dirs {
+		if b.dirs == nil {
+			b.dirs = map[string]*cachedDir{}
+		}
+		b.dirs[rel] = d
+	}
+}
+
+// entries reads a count and that many file entries.
+func (d *decoder) entries() ([]cacheEntry, error) {
 	n := d.u32()
 	const minEntry = 2 + 36 + 20 + 32 + 4 // empty path
 	if d.err == nil && uint64(n)*minEntry > uint64(len(d.b)-d.off) {
@@ -242,21 +362,20 @@ func decodeStatCache(data []byte) (*base, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	b.files = make([]cacheEntry, n)
-	for i := range b.files {
-		e := &b.files[i]
+	es := make([]cacheEntry, n)
+	for i := range es {
+		e := &es[i]
 		e.path = d.str()
 		e.stamp = d.stamp()
 		copy(e.id[:], d.take(20))
 		copy(e.sha256[:], d.take(32))
 		e.mode = FileMode(d.u32())
-		if d.err == nil && i > 0 && e.path <= b.files[i-1].path {
-			d.err = errors.New("stat cache entries out of order")
-		}
-		if d.err != nil {
-			return nil, d.err
-		}
 	}
+	return es, d.err
+}
+
+// dirs reads a count and that many folder listings.
+func (d *decoder) dirs() (map[string]*cachedDir, error) {
 	ndirs := d.u32()
 	const minDir = 2 + 36 + 4 // the root, empty
 	if d.err == nil && uint64(ndirs)*minDir > uint64(len(d.b)-d.off) {
@@ -265,7 +384,7 @@ func decodeStatCache(data []byte) (*base, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	b.dirs = make(map[string]*cachedDir, ndirs)
+	dirs := make(map[string]*cachedDir, ndirs)
 	for range ndirs {
 		rel := d.str()
 		cd := &cachedDir{stamp: d.stamp()}
@@ -290,12 +409,9 @@ func decodeStatCache(data []byte) (*base, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		b.dirs[rel] = cd
+		dirs[rel] = cd
 	}
-	if d.off != len(d.b) {
-		return nil, errors.New("stat cache has trailing bytes")
-	}
-	return b, nil
+	return dirs, nil
 }
 
 // oneElem reports whether name is a single path element a folder can
@@ -340,72 +456,154 @@ func (d *decoder) stamp() fileStamp {
 }
 
 // writeStatCache writes the cache of checkout dir: the base b, whose
-// header must be what dir's manifest file now says. Failure is not fatal
-// to callers: the cache is only an accelerator.
+// header and log stamp must be what dir's manifest and log now say.
+// Failure is not fatal to callers: the cache is only an accelerator.
 func writeStatCache(dir string, b *base) error {
 	mfi, err := os.Lstat(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return err
 	}
 	m := &b.header
-	const entryBytes = 2 + 36 + 20 + 32 + 4 // without the path
-	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + len(b.files)*entryBytes
+	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + entriesSize(b.files) + dirsSize(b.dirs)
 	for _, f := range m.Scope {
 		size += 2 + len(f)
 	}
-	for i := range b.files {
-		size += len(b.files[i].path)
-	}
-	for rel, cd := range b.dirs {
-		size += 2 + len(rel) + 36 + 4 + len(cd.entries)*6
-		for _, e := range cd.entries {
-			size += len(e.name)
-		}
-	}
-	out := make([]byte, 0, size) // one allocation, no copies
-	le := binary.LittleEndian
-	str := func(s string) {
-		out = le.AppendUint16(out, uint16(len(s)))
-		out = append(out, s...)
-	}
-	stamp := func(s fileStamp) {
-		out = le.AppendUint64(out, uint64(s.Size))
-		out = le.AppendUint64(out, uint64(s.Mtime))
-		out = le.AppendUint64(out, uint64(s.Ctime))
-		out = le.AppendUint64(out, s.Ino)
-		out = le.AppendUint32(out, s.Mode)
-	}
-	out = append(out, statCacheMagic...)
-	stamp(stampOf(mfi))
-	str(m.VaultID)
-	str(m.WorkspaceID)
-	str(m.WorkspaceName)
-	out = le.AppendUint32(out, uint32(len(m.Scope)))
+	e := &encoder{b: make([]byte, 0, size), racy: time.Now().Add(-racySmudge).UnixNano()} // one allocation
+	e.b = append(e.b, statCacheMagic...)
+	e.b = binary.LittleEndian.AppendUint64(e.b, 0) // the snapshot's length, below
+	e.stamp(stampOf(mfi))
+	e.u64(b.log.Ino)
+	e.u64(uint64(b.log.Size))
+	e.b = append(e.b, b.manifestBaseline[:]...)
+	e.str(m.VaultID)
+	e.str(m.WorkspaceID)
+	e.str(m.WorkspaceName)
+	e.u32(uint32(len(m.Scope)))
 	for _, f := range m.Scope {
-		str(f)
+		e.str(f)
 	}
-	out = append(out, m.Baseline[:]...)
-	out = le.AppendUint32(out, uint32(len(b.files)))
-	for i := range b.files {
-		e := &b.files[i]
-		str(e.path)
-		stamp(e.stamp)
-		out = append(out, e.id[:]...)
-		out = append(out, e.sha256[:]...)
-		out = le.AppendUint32(out, uint32(e.mode))
+	e.b = append(e.b, m.Baseline[:]...)
+	e.entries(b.files)
+	e.dirs(b.dirs)
+	binary.LittleEndian.PutUint64(e.b[len(statCacheMagic):], uint64(len(e.b)+4))
+	e.u32(crc32.Checksum(e.b, castagnoli))
+	return replaceUnsynced(filepath.Join(dir, StatCacheName), e.b, 0o644)
+}
+
+// appendStatCache appends a commit's record to dir's stat cache (one
+// write, not synced: a torn record is ignored when read). Without a cache
+// there is nothing to append to: the next walk-test writes one.
+func appendStatCache(dir string, t *tailRecord) error {
+	f, err := os.OpenFile(filepath.Join(dir, StatCacheName), os.O_WRONLY|os.O_APPEND|noFollow|nonBlock, 0)
+	if err != nil {
+		return err
 	}
-	out = le.AppendUint32(out, uint32(len(b.dirs)))
-	for rel, cd := range b.dirs {
-		str(rel)
-		stamp(cd.stamp)
-		out = le.AppendUint32(out, uint32(len(cd.entries)))
-		for _, e := range cd.entries {
-			str(e.name)
-			out = le.AppendUint32(out, uint32(e.typ))
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", StatCacheName)
+	}
+	e := &encoder{b: make([]byte, 4, 64+entriesSize(t.set)+dirsSize(t.dirs)), racy: time.Now().Add(-racySmudge).UnixNano()}
+	e.b = append(e.b, t.baseline[:]...)
+	e.u64(t.log.Ino)
+	e.u64(uint64(t.log.Size))
+	e.entries(t.set)
+	e.u32(uint32(len(t.deleted)))
+	for _, p := range t.deleted {
+		e.str(p)
+	}
+	e.dirs(t.dirs)
+	binary.LittleEndian.PutUint32(e.b, uint32(len(e.b)-4))
+	e.u32(crc32.Checksum(e.b[4:], castagnoli))
+	_, err = f.Write(e.b)
+	return err
+}
+
+// racySmudge is how recent a stamp may be and still be written into the
+// stat cache: a file changed again within the file system's timestamp
+// tick of its lstat could keep the very same stamp, so such an entry (or
+// folder listing) is written without one and checked again next time,
+// as git does with "racy" index entries. Checkout waits racyTick, longer.
+const racySmudge = 10 * time.Millisecond
+
+// encoder appends the stat cache's little-endian fields.
+type encoder struct {
+	b    []byte
+	racy int64 // stamps from this time (ns) on are written unstamped
+}
+
+func (e *encoder) u32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+func (e *encoder) u64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+func (e *encoder) str(s string) {
+	e.b = binary.LittleEndian.AppendUint16(e.b, uint16(len(s)))
+	e.b = append(e.b, s...)
+}
+func (e *encoder) stamp(s fileStamp) {
+	e.u64(uint64(s.Size))
+	e.u64(uint64(s.Mtime))
+	e.u64(uint64(s.Ctime))
+	e.u64(s.Ino)
+	e.u32(s.Mode)
+}
+
+// recent reports whether stamp s is too recent to vouch for (racySmudge).
+func (e *encoder) recent(s fileStamp) bool { return s.Mtime >= e.racy || s.Ctime >= e.racy }
+
+func (e *encoder) entries(es []cacheEntry) {
+	e.u32(uint32(len(es)))
+	for i := range es {
+		c := &es[i]
+		st := c.stamp
+		if e.recent(st) {
+			st = fileStamp{Size: st.Size}
+		}
+		e.str(c.path)
+		e.stamp(st)
+		e.b = append(e.b, c.id[:]...)
+		e.b = append(e.b, c.sha256[:]...)
+		e.u32(uint32(c.mode))
+	}
+}
+
+func (e *encoder) dirs(dirs map[string]*cachedDir) {
+	n := 0
+	for _, d := range dirs {
+		if !e.recent(d.stamp) {
+			n++
 		}
 	}
-	out = le.AppendUint32(out, crc32.Checksum(out, castagnoli))
-	return replaceUnsynced(filepath.Join(dir, StatCacheName), out, 0o644)
+	e.u32(uint32(n))
+	for rel, d := range dirs {
+		if e.recent(d.stamp) {
+			continue // listed again next time
+		}
+		e.str(rel)
+		e.stamp(d.stamp)
+		e.u32(uint32(len(d.entries)))
+		for _, de := range d.entries {
+			e.str(de.name)
+			e.u32(uint32(de.typ))
+		}
+	}
+}
+
+func entriesSize(es []cacheEntry) int {
+	const entryBytes = 2 + 36 + 20 + 32 + 4 // without the path
+	n := 4 + len(es)*entryBytes
+	for i := range es {
+		n += len(es[i].path)
+	}
+	return n
+}
+
+func dirsSize(dirs map[string]*cachedDir) int {
+	n := 4
+	for rel, d := range dirs {
+		n += 2 + len(rel) + 36 + 4 + len(d.entries)*6
+		for _, e := range d.entries {
+			n += len(e.name)
+		}
+	}
+	return n
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -90,11 +90,19 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 		p.Findings = sortFindings(append(p.Findings, pf...))
 	}
 	p.Valid = !icm.HasErrors(p.Findings)
-	if refresh && (!b.cached || p.refreshed || disk.relisted) {
+	if refresh && p.cacheStale() {
 		// An accelerator only: a failure costs speed, not truth.
 		_ = writeStatCache(dir, p.nextBase(false, ZeroHash))
 	}
 	return p, ctx.Err()
+}
+
+// cacheStale reports whether the stat cache should be written afresh: it
+// was missing, vouched for too little (files were hashed, folders listed
+// again), or carries many records appended by commits.
+func (p *Plan) cacheStale() bool {
+	b := p.base
+	return !b.cached || p.refreshed || p.disk.relisted || b.tailBytes > b.size/4
 }
 
 // hashDirty hashes the files whose stat stamp the cache cannot vouch for.
@@ -186,7 +194,7 @@ func addParents(set map[string]bool, p string) {
 // modified ones are recorded at their new versions.
 func (p *Plan) nextBase(committed bool, version Hash) *base {
 	b := p.base
-	nb := &base{header: b.header, files: make([]cacheEntry, len(b.files), len(b.files)+len(p.Added)), dirs: p.disk.dirs}
+	nb := &base{header: b.header, manifestBaseline: b.manifestBaseline, log: b.log, files: make([]cacheEntry, len(b.files), len(b.files)+len(p.Added)), dirs: p.disk.dirs}
 	copy(nb.files, b.files)
 	for i := range nb.files {
 		nb.files[i].stamp = fileStamp{Size: nb.files[i].stamp.Size}
