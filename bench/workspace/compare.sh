@@ -182,7 +182,7 @@ done
 log "walk-test after touching every file ($REPS reps)"
 touchall() { find "$1" -path "$1/.git" -prune -o -type f ! -name '.thalix-workspace*' -print0 | xargs -0 touch -m -d "@$2"; }
 for i in $(seq "$REPS"); do
-	when=$(($(date +%s) - 5 + i)) # a new mtime each rep, already in the past
+	when=$(($(date +%s) - 100 + i)) # a new mtime each rep, always in the past
 	touchall "$co" "$when"
 	touchall "$clone" "$when"
 	run "tv walk-test touched, 1st" "$tv" workspace walk-test "$co"
@@ -240,7 +240,7 @@ row "walk-test vs status, unchanged" "tv walk-test unchanged" "git status unchan
 row "touched all, 1st (re-hash)" "tv walk-test touched, 1st" "git status touched, 1st" -
 row "touched all, 2nd (fast path)" "tv walk-test touched, 2nd" "git status touched, 2nd" 1.0
 row "commit one file (gosrc)" "tv commit one file (gosrc)" "git commit one file (gosrc)" 1.0
-row "commit one file (starter)" "tv commit one file (small)" "git commit one file (small)" 1.0
+row "commit one file (starter, 10 files)" "tv commit one file (small)" "git commit one file (small)" -
 
 # Does committing one file grow with the tree? A commit is a walk-test of
 # the checkout plus the commit's own work; the walk (lstat of every file)
@@ -252,6 +252,13 @@ og=$(own gosrc)
 os_=$(own small)
 printf '\ncommit one file, beyond its walk-test: gosrc %.3f s, starter %.3f s (walk-test: gosrc %.3f s, starter %.3f s)\n' \
 	"$og" "$os_" "$(median <<<"${T["tv walk-test (gosrc)"]}")" "$(median <<<"${T["tv walk-test (small)"]}")"
+# The gate: on a tree 1,000 times larger, the commit's own work may differ
+# by no more than GROWTH_SLACK seconds (noise on a shared machine).
+GROWTH_SLACK=${GROWTH_SLACK:-0.010}
+if awk -v g="$og" -v s="$os_" -v k="$GROWTH_SLACK" 'BEGIN{exit !(g > s + k)}'; then
+	printf 'MISS: the commit'"'"'s own work grows with the tree (more than %s s apart)\n' "$GROWTH_SLACK"
+	fail=1
+fi
 
 printf '\nall samples (s), in run order:\n'
 for k in "${!T[@]}"; do printf '  %-32s %s\n' "$k" "${T[$k]}"; done | sort
