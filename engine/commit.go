@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -326,9 +325,9 @@ func (p *Plan) rebase(version Hash) error {
 		if err := writeManifest(p.Dir, nb); err != nil {
 			return err
 		}
-		if err := os.Remove(filepath.Join(p.Dir, ManifestLogName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+		// A log left behind names the previous manifest: it is ignored,
+		// and replaced by the next commit.
+		_ = os.Remove(filepath.Join(p.Dir, ManifestLogName))
 		p.base, p.rebased = nb, true
 		_ = writeStatCache(p.Dir, nb) // an accelerator only
 		return nil
