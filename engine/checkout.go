@@ -93,7 +93,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err := writeManifest(dir, b); err != nil {
 		return nil, err
 	}
-	_ = writeStatCache(dir, b)
+	_ = writeStatCache(dir, b, time.Now().Add(-racySmudge).UnixNano())
 	abs, _ := filepath.Abs(dir)
 	if e.opts.MountsPath != "" {
 		if err := mounts.Add(e.opts.MountsPath, mounts.Mount{Path: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, CheckedOutAt: e.opts.Now()}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -73,16 +74,30 @@ func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason s
 	if err != nil {
 		return nil, err
 	}
+	// One commit of a checkout at a time, from its plan to its manifest:
+	// a second one must plan on what the first left.
+	if unlock, err := lockCheckout(dir); err == nil {
+		defer unlock()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	p, err := planCheckout(ctx, dir, false)
 	if err != nil {
 		return nil, err
 	}
+	return e.commitPlan(ctx, p, workspaceID, sig, reason)
+}
+
+// commitPlan commits the changes of plan p (see CommitWorkspace) and
+// closes its scan.
+func (e *Engine) commitPlan(ctx context.Context, p *Plan, workspaceID string, sig Signature, reason string) (*CommitResult, error) {
+	dir := p.Dir
 	defer p.disk.close()
 	// A commit that makes no version still leaves the stat cache as fresh
 	// as a walk-test would; one that does rewrites it in rebase.
 	defer func() {
 		if !p.rebased && p.cacheStale() {
-			_ = writeStatCache(dir, p.nextBase(false, ZeroHash))
+			_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
 		}
 	}()
 	if p.VaultID != e.vault.ID() {
@@ -297,18 +312,13 @@ func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 	return
 }
 
-// rebase records version as the checkout's baseline, with every file the
+// rebase (under the checkout's lock) records version as the checkout's baseline, with every file the
 // plan changed at its new version. It appends the commit to the manifest
 // log and a record to the stat cache, so its cost follows the changed
 // files; when the log has outgrown a quarter of the manifest
 // (MinManifestLogBytes at least), it writes the manifest and cache whole
 // instead and removes the log.
 func (p *Plan) rebase(version Hash) error {
-	unlock, err := lockCheckout(p.Dir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	entry := manifestLogEntry{Baseline: version}
 	for _, l := range [][]PlanFile{p.Added, p.Modified} {
 		for _, pf := range l {
@@ -329,7 +339,7 @@ func (p *Plan) rebase(version Hash) error {
 		// and replaced by the next commit.
 		_ = os.Remove(filepath.Join(p.Dir, ManifestLogName))
 		p.base, p.rebased = nb, true
-		_ = writeStatCache(p.Dir, nb) // an accelerator only
+		_ = writeStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
 		return nil
 	}
 	log, err := appendManifestLog(p.Dir, p.base.manifestBaseline, entry)
@@ -337,19 +347,17 @@ func (p *Plan) rebase(version Hash) error {
 		return err
 	}
 	p.rebased = true
-	if !p.base.cached {
-		nb := p.nextBase(true, version)
-		nb.log = log
-		_ = writeStatCache(p.Dir, nb)
-		return nil
-	}
 	t := &tailRecord{baseline: version, log: log, deleted: entry.Deleted, dirs: p.disk.fresh}
 	for _, f := range p.disk.files {
 		if !f.clean { // hashed now: changed, or unchanged but stamped anew
 			t.set = append(t.set, entryOf(f))
 		}
 	}
-	_ = appendStatCache(p.Dir, t)
+	if !p.base.cached || appendStatCache(p.Dir, t, p.base.cacheFile, p.racyFrom()) != nil {
+		nb := p.nextBase(true, version)
+		nb.log = log
+		_ = writeStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzCheckPath: every path CheckPath accepts is a clean, relative,
@@ -45,7 +46,7 @@ func FuzzStatCache(f *testing.F) {
 	if err := writeManifest(dir, b); err != nil {
 		f.Fatal(err)
 	}
-	if err := writeStatCache(dir, b); err != nil {
+	if err := writeStatCache(dir, b, time.Now().UnixNano()); err != nil {
 		f.Fatal(err)
 	}
 	if real, err := os.ReadFile(filepath.Join(dir, StatCacheName)); err == nil {

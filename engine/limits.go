@@ -78,3 +78,7 @@ const (
 // commit writes the manifest whole again, whatever the manifest's size
 // (beyond it, the log may hold a quarter of the manifest's bytes).
 const MinManifestLogBytes = 64 << 10 // 64 KiB
+
+// MaxStatCacheBytes bounds the stat cache tv reads: a larger one is
+// ignored (it is only an accelerator).
+const MaxStatCacheBytes = 2 * MaxManifestBytes

@@ -64,13 +64,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 // manifestState is where a manifest read from disk came from: the
 // baseline its file names (its log may move it on) and the log's stamp.
 type manifestState struct {
+	stamp        fileStamp // of the manifest file read
 	fileBaseline Hash
 	log          logStamp
 }
 
 // readManifestAndLog is ReadManifest, and where the manifest came from.
 func readManifestAndLog(dir string) (*Manifest, manifestState, error) {
-	b, err := readRegular(filepath.Join(dir, ManifestName), MaxManifestBytes)
+	b, stamp, err := readRegular(filepath.Join(dir, ManifestName), MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, manifestState{}, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
 	}
@@ -93,7 +94,7 @@ func readManifestAndLog(dir string) (*Manifest, manifestState, error) {
 	if err != nil {
 		return nil, manifestState{}, err
 	}
-	state := manifestState{fileBaseline: m.Baseline, log: st}
+	state := manifestState{stamp: stamp, fileBaseline: m.Baseline, log: st}
 	applyManifestLog(&m, log)
 	return &m, state, nil
 }
@@ -119,8 +120,19 @@ func checkManifestFile(f ManifestFile) error {
 // (git does not sync its index either): a manifest that comes back old
 // after a commit heals itself, since the next commit finds its changes
 // already upstream and moves the baseline.
+// It records the new file's stamp in b.manifestStamp, which binds the
+// stat cache written for b to this manifest.
 func writeManifest(dir string, b *base) error {
-	return replaceFile(filepath.Join(dir, ManifestName), encodeManifest(b), 0o644, true)
+	path := filepath.Join(dir, ManifestName)
+	if err := replaceFile(path, encodeManifest(b), 0o644, true); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	b.manifestStamp = stampOf(fi)
+	return nil
 }
 
 // encodeManifest is the manifest JSON of base b: the identity members one
@@ -229,22 +241,23 @@ func (m *Manifest) checkIdentity() error {
 }
 
 // readRegular reads a regular file of at most max bytes without following
-// a symlink or blocking on a FIFO.
-func readRegular(path string, max int64) ([]byte, error) {
+// a symlink or blocking on a FIFO, and returns the stamp of the file read.
+func readRegular(path string, max int64) ([]byte, fileStamp, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
-		return nil, err
+		return nil, fileStamp{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fileStamp{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
+		return nil, fileStamp{}, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("%w: %s is %d bytes, over %d", ErrRefused, path, fi.Size(), max)
+		return nil, fileStamp{}, fmt.Errorf("%w: %s is %d bytes, over %d", ErrRefused, path, fi.Size(), max)
 	}
-	return io.ReadAll(io.LimitReader(f, max+1))
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	return b, stampOf(fi), err
 }

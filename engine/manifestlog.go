@@ -178,8 +178,12 @@ func appendManifestLog(dir string, manifestBaseline Hash, e manifestLogEntry) (l
 		return logStamp{}, err
 	}
 	at := int64(bytes.LastIndexByte(old, '\n') + 1)
-	if _, ok, perr := parseManifestLog(old[:at], manifestBaseline); perr != nil || !ok {
-		at = 0 // absent, stale or damaged: start over
+	_, ok, perr := parseManifestLog(old[:at], manifestBaseline)
+	switch {
+	case perr != nil:
+		return logStamp{}, fmt.Errorf("%w: %s is damaged (%v); check out again", ErrRefused, ManifestLogName, perr)
+	case !ok:
+		at = 0 // absent, or it extends another manifest: start over
 	}
 	var out []byte
 	if at == 0 {
@@ -203,7 +207,7 @@ func appendManifestLog(dir string, manifestBaseline Hash, e manifestLogEntry) (l
 }
 
 // lockCheckout holds an exclusive flock on checkout dir while a commit
-// updates its manifest, log and stat cache.
+// plans, writes and updates the manifest, log and stat cache.
 func lockCheckout(dir string) (unlock func(), err error) {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/thalix/tv/icm"
@@ -49,6 +50,7 @@ type snapshot struct {
 	dirs     map[string]*cachedDir
 	relisted bool
 	fresh    map[string]*cachedDir // the folders listed from disk
+	scanned  int64                 // when the scan began (ns)
 }
 
 // dirScan is one listed folder; its subfolders' scans are children, in
@@ -76,7 +78,7 @@ func scanCheckout(dir string, b *base) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &snapshot{root: root, seen: make([]bool, len(b.files))}
+	s := &snapshot{root: root, seen: make([]bool, len(b.files)), scanned: time.Now().UnixNano()}
 	if d, err := openRootDir(root); err == nil {
 		s.fast = d
 	}

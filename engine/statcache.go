@@ -19,7 +19,8 @@ import (
 // base is what a checkout was written as: the manifest's identity and,
 // per file, its version and the stat stamp the stat cache vouches for.
 // It comes from the stat cache when that belongs to the current manifest
-// (a binary read, no JSON), else from the manifest itself.
+// and manifest log (a binary read, no JSON), else from the manifest with
+// its log applied.
 //
 // The stat cache remembers, per file, the lstat facts seen when its
 // content was last hashed, so walk-test re-hashes only files whose size,
@@ -40,10 +41,14 @@ type base struct {
 	manifestBaseline Hash
 	log              logStamp
 	cached           bool
-	// tailBytes is how much of the cache file is records appended by
-	// commits since its snapshot was written (see appendStatCache).
-	tailBytes int64
+	// size is the cache snapshot's length, and tailBytes how much of the
+	// cache file follows it: records appended by commits since (see
+	// appendStatCache).
 	size      int64
+	tailBytes int64
+	// cacheFile is the cache file this base was read from (inode, size):
+	// a commit appends its record only to that very file.
+	cacheFile logStamp
 	// dirs holds, by slash path ("." for the root), each folder's listing
 	// as the last scan saw it: while a folder's own stamp is unchanged
 	// (adding, removing or renaming an entry changes its mtime and ctime),
@@ -137,7 +142,7 @@ func loadBase(dir string) (*base, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.log, b.manifestBaseline = state.log, state.fileBaseline
+	b.log, b.manifestBaseline, b.manifestStamp = state.log, state.fileBaseline, state.stamp
 	return b, nil
 }
 
@@ -194,11 +199,11 @@ func loadStatCache(dir string) *base {
 	}
 	path := filepath.Join(dir, StatCacheName)
 	cfi, err := os.Lstat(path)
-	if err != nil || !cfi.Mode().IsRegular() {
+	if err != nil || !cfi.Mode().IsRegular() || cfi.Size() > MaxStatCacheBytes {
 		return nil
 	}
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil || int64(len(data)) != cfi.Size() {
 		return nil
 	}
 	b, err := decodeStatCache(data)
@@ -207,6 +212,7 @@ func loadStatCache(dir string) *base {
 	}
 	b.written = cfi.ModTime().UnixNano()
 	b.cached = true
+	b.cacheFile = logStamp{Ino: inodeOf(cfi), Size: cfi.Size()}
 	b.buildIndex()
 	return b
 }
@@ -282,6 +288,7 @@ func decodeStatCache(data []byte) (*base, error) {
 		return nil, errors.New("stat cache has trailing bytes")
 	}
 	// The records appended by commits.
+	var tails []tailRecord
 	for off := int(n); off+8 <= len(data); {
 		l := int(binary.LittleEndian.Uint32(data[off:]))
 		if l > len(data)-off-8 {
@@ -305,10 +312,11 @@ func decodeStatCache(data []byte) (*base, error) {
 		if err != nil || r.err != nil || r.off != len(rec) {
 			break
 		}
-		b.apply(&t)
+		tails = append(tails, t)
 		off += l + 8
 		b.tailBytes += int64(l + 8)
 	}
+	b.apply(tails)
 	return b, nil
 }
 
@@ -323,33 +331,53 @@ type tailRecord struct {
 	dirs     map[string]*cachedDir
 }
 
-// apply applies a commit's record to the base (files stay sorted).
-func (b *base) apply(t *tailRecord) {
-	b.header.Baseline = t.baseline
-	b.log = t.log
-	cmp := func(e cacheEntry, p string) int { return strings.Compare(e.path, p) }
-	var added []cacheEntry
-	for _, e := range t.set {
-		if i, ok := slices.BinarySearchFunc(b.files, e.path, cmp); ok {
-			b.files[i] = e
-		} else {
-			added = append(added, e)
-		}
+// apply applies commits' records, in order, to the base: the last
+// record's baseline and log stamp, every file set or deleted (the last
+// word on a path wins), every folder listed. One merge, however many
+// records: files stay sorted.
+func (b *base) apply(tails []tailRecord) {
+	if len(tails) == 0 {
+		return
 	}
-	if len(t.deleted) > 0 {
-		gone := make(map[string]bool, len(t.deleted))
+	type change struct {
+		e       cacheEntry
+		deleted bool
+	}
+	changes := map[string]change{}
+	for i := range tails {
+		t := &tails[i]
+		b.header.Baseline, b.log = t.baseline, t.log
+		for _, e := range t.set {
+			changes[e.path] = change{e: e}
+		}
 		for _, p := range t.deleted {
-			gone[p] = true
+			changes[p] = change{deleted: true}
 		}
-		b.files = slices.DeleteFunc(b.files, func(e cacheEntry) bool { return gone[e.path] })
-	}
-	b.files = mergeEntries(b.files, added)
-	for rel, d := range t.dirs {
-		if b.dirs == nil {
-			b.dirs = map[string]*cachedDir{}
+		for rel, d := range t.dirs {
+			if b.dirs == nil {
+				b.dirs = map[string]*cachedDir{}
+			}
+			b.dirs[rel] = d
 		}
-		b.dirs[rel] = d
 	}
+	kept := b.files[:0]
+	for _, e := range b.files {
+		c, ok := changes[e.path]
+		switch {
+		case !ok:
+			kept = append(kept, e)
+		case !c.deleted:
+			kept = append(kept, c.e)
+		}
+		delete(changes, e.path)
+	}
+	var added []cacheEntry
+	for _, c := range changes {
+		if !c.deleted {
+			added = append(added, c.e)
+		}
+	}
+	b.files = mergeEntries(kept, added)
 }
 
 // entries reads a count and that many file entries.
@@ -455,23 +483,22 @@ func (d *decoder) stamp() fileStamp {
 	return fileStamp{Size: int64(d.u64()), Mtime: int64(d.u64()), Ctime: int64(d.u64()), Ino: d.u64(), Mode: d.u32()}
 }
 
-// writeStatCache writes the cache of checkout dir: the base b, whose
-// header and log stamp must be what dir's manifest and log now say.
-// Failure is not fatal to callers: the cache is only an accelerator.
-func writeStatCache(dir string, b *base) error {
-	mfi, err := os.Lstat(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return err
-	}
+// writeStatCache writes the cache of checkout dir for the base b, bound
+// to the manifest and log b was read from (b.manifestStamp, b.log): if
+// either changed meanwhile, the cache is stale the moment it lands, and
+// is never used. Stamps from racyFrom (ns) on are written unstamped (see
+// racySmudge). Failure is not fatal to callers: the cache is only an
+// accelerator.
+func writeStatCache(dir string, b *base, racyFrom int64) error {
 	m := &b.header
 	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName) + entriesSize(b.files) + dirsSize(b.dirs)
 	for _, f := range m.Scope {
 		size += 2 + len(f)
 	}
-	e := &encoder{b: make([]byte, 0, size), racy: time.Now().Add(-racySmudge).UnixNano()} // one allocation
+	e := &encoder{b: make([]byte, 0, size), racy: racyFrom} // one allocation
 	e.b = append(e.b, statCacheMagic...)
 	e.b = binary.LittleEndian.AppendUint64(e.b, 0) // the snapshot's length, below
-	e.stamp(stampOf(mfi))
+	e.stamp(b.manifestStamp)
 	e.u64(b.log.Ino)
 	e.u64(uint64(b.log.Size))
 	e.b = append(e.b, b.manifestBaseline[:]...)
@@ -490,19 +517,26 @@ func writeStatCache(dir string, b *base) error {
 	return replaceUnsynced(filepath.Join(dir, StatCacheName), e.b, 0o644)
 }
 
+// errCacheMoved says the stat cache file is not the one a commit read.
+var errCacheMoved = errors.New("the stat cache was replaced since it was read")
+
 // appendStatCache appends a commit's record to dir's stat cache (one
-// write, not synced: a torn record is ignored when read). Without a cache
-// there is nothing to append to: the next walk-test writes one.
-func appendStatCache(dir string, t *tailRecord) error {
+// write, not synced: a torn record is ignored when read), but only to the
+// very file the commit's base was read from (inode and size): appended to
+// another, the record could stand on a snapshot that lacks an earlier
+// commit. Otherwise it returns errCacheMoved and the caller writes the
+// cache whole. Stamps from racyFrom (ns) on are written unstamped.
+func appendStatCache(dir string, t *tailRecord, from logStamp, racyFrom int64) error {
 	f, err := os.OpenFile(filepath.Join(dir, StatCacheName), os.O_WRONLY|os.O_APPEND|noFollow|nonBlock, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", StatCacheName)
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || (logStamp{Ino: inodeOf(fi), Size: fi.Size()}) != from {
+		return errCacheMoved
 	}
-	e := &encoder{b: make([]byte, 4, 64+entriesSize(t.set)+dirsSize(t.dirs)), racy: time.Now().Add(-racySmudge).UnixNano()}
+	e := &encoder{b: make([]byte, 4, 64+entriesSize(t.set)+dirsSize(t.dirs)), racy: racyFrom}
 	e.b = append(e.b, t.baseline[:]...)
 	e.u64(t.log.Ino)
 	e.u64(uint64(t.log.Size))

@@ -38,7 +38,23 @@ func validateCombined(ctx context.Context, o Objects, headTree Hash, changes []c
 	for _, f := range fsys.files {
 		all = append(all, *f)
 	}
-	return icm.ValidateEntries(fsys, walkListing(all), icm.KnownTools())
+	slices.SortFunc(all, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
+	findings, err := icm.ValidateEntries(fsys, walkListing(all), icm.KnownTools())
+	if err != nil {
+		return nil, err
+	}
+	// The safe-input rules that span paths (walk-test's pathFindings):
+	// each side's names were checked, not the two together.
+	fold := foldSet{}
+	for _, f := range all {
+		if err := fold.add(f.Path); err != nil {
+			findings = append(findings, icm.Finding{Rule: RulePathRules, Severity: icm.SeverityError, Path: f.Path, Message: ruleText(err)})
+		}
+	}
+	if len(all) > MaxImportFiles {
+		findings = append(findings, icm.Finding{Rule: RulePathRules, Severity: icm.SeverityError, Message: fmt.Sprintf("%d files, over the %d-file limit", len(all), MaxImportFiles)})
+	}
+	return sortFindings(findings), nil
 }
 
 // walkListing lists the files and their folders in fs.WalkDir order (each

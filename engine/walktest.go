@@ -92,7 +92,7 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 	p.Valid = !icm.HasErrors(p.Findings)
 	if refresh && p.cacheStale() {
 		// An accelerator only: a failure costs speed, not truth.
-		_ = writeStatCache(dir, p.nextBase(false, ZeroHash))
+		_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
 	}
 	return p, ctx.Err()
 }
@@ -104,6 +104,11 @@ func (p *Plan) cacheStale() bool {
 	b := p.base
 	return !b.cached || p.refreshed || p.disk.relisted || b.tailBytes > b.size/4
 }
+
+// racyFrom is the time from which a stamp this plan saw is too recent to
+// vouch for: a change within the file system's timestamp tick of the
+// scan's lstat could keep the stamp (see racySmudge).
+func (p *Plan) racyFrom() int64 { return p.disk.scanned - int64(racySmudge) }
 
 // hashDirty hashes the files whose stat stamp the cache cannot vouch for.
 func (p *Plan) hashDirty() error {
@@ -194,7 +199,7 @@ func addParents(set map[string]bool, p string) {
 // modified ones are recorded at their new versions.
 func (p *Plan) nextBase(committed bool, version Hash) *base {
 	b := p.base
-	nb := &base{header: b.header, manifestBaseline: b.manifestBaseline, log: b.log, files: make([]cacheEntry, len(b.files), len(b.files)+len(p.Added)), dirs: p.disk.dirs}
+	nb := &base{header: b.header, manifestStamp: b.manifestStamp, manifestBaseline: b.manifestBaseline, log: b.log, files: make([]cacheEntry, len(b.files), len(b.files)+len(p.Added)), dirs: p.disk.dirs}
 	copy(nb.files, b.files)
 	for i := range nb.files {
 		nb.files[i].stamp = fileStamp{Size: nb.files[i].stamp.Size}

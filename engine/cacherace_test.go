@@ -1,0 +1,135 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/thalix/tv/engine"
+)
+
+// TestStaleCacheWrites: a walk-test whose cache write lands after a commit
+// (which rewrote the manifest, or appended to the log and cache) must not
+// make a later walk-test miss a change: the cache is bound to the manifest
+// and log it was read with, and a commit appends its record only to the
+// cache file it read. (Found by review: a user who reverted a committed
+// file saw "no changes".)
+func TestStaleCacheWrites(t *testing.T) {
+	ctx := context.Background()
+	const f = "_config/voice.md"
+	tests := []struct {
+		name string
+		race func(t *testing.T, e *engine.Engine, d string)
+	}{
+		{"walk-test's write lands after a manifest fold", func(t *testing.T, e *engine.Engine, d string) {
+			for i := range 400 { // enough to fold the log into the manifest
+				write(t, filepath.Join(d, fmt.Sprintf("stages/01-research/references/bulk/file-with-a-long-name-%04d.md", i)), "b\n")
+			}
+			w := must[*engine.Plan](t)(engine.PlanForTest(d))
+			must[*engine.CommitResult](t)(e.Commit(ctx, d, "big"))
+			if _, err := os.Stat(filepath.Join(d, engine.ManifestLogName)); err == nil {
+				t.Fatal("the big commit did not fold the log")
+			}
+			if err := engine.WriteCacheForTest(w); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"walk-test's write lands between two commits' records", func(t *testing.T, e *engine.Engine, d string) {
+			w := must[*engine.Plan](t)(engine.PlanForTest(d))
+			must[*engine.CommitResult](t)(e.Commit(ctx, d, "c1"))
+			write(t, filepath.Join(d, "stages/01-research/references/g.md"), "g\n")
+			time.Sleep(20 * time.Millisecond)
+			c2 := must[*engine.Plan](t)(engine.PlanForTest(d))  // c2 reads the cache with c1's record
+			if err := engine.WriteCacheForTest(w); err != nil { // then w's write lands
+				t.Fatal(err)
+			}
+			must[*engine.CommitResult](t)(e.CommitPlanForTest(ctx, c2, "c2"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEngine(backends()[0].open(t), alice)
+			d := setup(t, e, 1)[0]
+			must[*engine.Plan](t)(e.WalkTest(ctx, d))
+			orig, _ := os.ReadFile(filepath.Join(d, f))
+			write(t, filepath.Join(d, f), "the committed voice\n")
+			time.Sleep(20 * time.Millisecond)
+			tt.race(t, e, d)
+			write(t, filepath.Join(d, f), string(orig)) // the user reverts f
+			time.Sleep(20 * time.Millisecond)
+			if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); planString(p) != "~"+f {
+				t.Fatalf("after reverting %s: plan %q", f, planString(p))
+			}
+		})
+	}
+}
+
+// TestCommitWaitsForCheckoutLock: commits of one checkout run one at a
+// time, from their plan to their manifest update.
+func TestCommitWaitsForCheckoutLock(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 1)[0]
+	write(t, filepath.Join(d, "_config/voice.md"), "new\n")
+	unlock := must[func()](t)(engine.LockCheckoutForTest(d))
+	done := make(chan error, 1)
+	go func() { _, err := e.Commit(ctx, d, "waits"); done <- err }()
+	select {
+	case err := <-done:
+		t.Fatalf("commit ran while the checkout was locked: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDamagedLogRefused: a manifest log edited in place (same size) is
+// refused, never silently started over (which would drop its commits).
+func TestDamagedLogRefused(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 1)[0]
+	write(t, filepath.Join(d, "_config/voice.md"), "v1\n")
+	must[*engine.CommitResult](t)(e.Commit(ctx, d, "c1"))
+	lp := filepath.Join(d, engine.ManifestLogName)
+	b, _ := os.ReadFile(lp)
+	f, err := os.OpenFile(lp, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("X"), int64(bytes.LastIndex(b, []byte(`"baseline"`))+1))
+	f.Close()
+	if _, err := engine.ReadManifest(d); !errors.Is(err, engine.ErrRefused) {
+		t.Fatalf("ReadManifest: %v", err)
+	}
+	write(t, filepath.Join(d, "stages/01-research/references/n.md"), "n\n")
+	if _, err := e.Commit(ctx, d, "c2"); !errors.Is(err, engine.ErrRefused) {
+		t.Fatalf("commit over a damaged log: %v", err)
+	}
+	if after, _ := os.ReadFile(lp); bytes.Count(after, []byte("\n")) != bytes.Count(b, []byte("\n")) {
+		t.Fatalf("the damaged log was rewritten:\n%s", after)
+	}
+}
+
+// TestCommitOnTopCaseFold: a commit applied on top of a moved head may not
+// land a name that collides, case folded, with one the head added.
+func TestCommitOnTopCaseFold(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 2)
+	write(t, filepath.Join(d[0], "stages/01-research/references/Note.md"), "A\n")
+	first := must[*engine.CommitResult](t)(e.Commit(ctx, d[0], "A"))
+	write(t, filepath.Join(d[1], "stages/01-research/references/note.md"), "B\n")
+	_, err := e.Commit(ctx, d[1], "B")
+	var inv *engine.InvalidTreeError
+	if !errors.As(err, &inv) || inv.OnTopOf != first.Version {
+		t.Fatalf("commit: %v; want an invalid combined tree", err)
+	}
+}

@@ -1,0 +1,28 @@
+package engine
+
+import "context"
+
+// Hooks for the tests of package engine_test that interleave a walk-test
+// or a commit with another at chosen points.
+
+// PlanForTest plans checkout dir as walk-test and commit do, without
+// writing the stat cache or taking the checkout's lock.
+func PlanForTest(dir string) (*Plan, error) { return planCheckout(context.Background(), dir, false) }
+
+// WriteCacheForTest writes the stat cache walk-test would write for p.
+func WriteCacheForTest(p *Plan) error {
+	return writeStatCache(p.Dir, p.nextBase(false, ZeroHash), p.racyFrom())
+}
+
+// LockCheckoutForTest takes the lock a commit holds on checkout dir.
+func LockCheckoutForTest(dir string) (func(), error) { return lockCheckout(dir) }
+
+// CommitPlanForTest commits plan p, made earlier by PlanForTest, as
+// Commit would have after planning (without the checkout's lock).
+func (e *Engine) CommitPlanForTest(ctx context.Context, p *Plan, reason string) (*CommitResult, error) {
+	sig, err := e.signature()
+	if err != nil {
+		return nil, err
+	}
+	return e.commitPlan(ctx, p, "", sig, reason)
+}
