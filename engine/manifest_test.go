@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -188,4 +189,16 @@ func BenchmarkDecodeStatCacheTails(b *testing.B) {
 			b.Fatalf("decoded %v files: %v", len(c.files), err)
 		}
 	}
+}
+
+// manifest returns the manifest the base stands for (encodeManifest's
+// reference, through encoding/json).
+func (b *base) manifest() *Manifest {
+	m := b.header
+	m.Files = make([]ManifestFile, len(b.files))
+	for i := range b.files {
+		e := &b.files[i]
+		m.Files[i] = ManifestFile{Path: e.path, Version: e.id, SHA256: hex.EncodeToString(e.sha256[:]), Size: e.stamp.Size, Mode: modeText(e.mode)}
+	}
+	return &m
 }

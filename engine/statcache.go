@@ -179,17 +179,6 @@ func (b *base) buildIndex() {
 	}
 }
 
-// manifest returns the manifest the base stands for.
-func (b *base) manifest() *Manifest {
-	m := b.header
-	m.Files = make([]ManifestFile, len(b.files))
-	for i := range b.files {
-		e := &b.files[i]
-		m.Files[i] = ManifestFile{Path: e.path, Version: e.id, SHA256: hex.EncodeToString(e.sha256[:]), Size: e.stamp.Size, Mode: modeText(e.mode)}
-	}
-	return &m
-}
-
 // loadStatCache reads dir's cache if it belongs to the current manifest.
 // Any problem yields nil: the caller falls back to the manifest.
 func loadStatCache(dir string) *base {
