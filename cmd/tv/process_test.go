@@ -234,15 +234,31 @@ func TestCommitKilled(t *testing.T) {
 		if got := m.Baseline.String(); got != before && got != after {
 			t.Fatalf("round %d: manifest baseline %s is neither %s nor %s", r, got, before, after)
 		}
-		// A kill inside the ref transaction may leave the ref's lock file:
-		// the next commit must name it and change nothing; a user removes it.
-		lock := filepath.Join(e.vault(), filepath.FromSlash(ref)+".lock")
-		if _, err := os.Stat(lock); err == nil {
-			_, errs, code := e.run("workspace", "commit", dir, "--reason", "blocked")
-			if code != 4 || !strings.Contains(errs, ref+".lock") {
-				t.Fatalf("round %d: commit with a stale lock: exit %d, %s", r, code, errs)
+		// A kill inside the ref transaction may leave its lock files (the
+		// workspace ref's, and the access ref's it verifies): the next
+		// commit must name one and change nothing; a user removes them.
+		var locks []string
+		for _, name := range []string{ref, "refs/tv/access"} {
+			lock := filepath.Join(e.vault(), filepath.FromSlash(name)+".lock")
+			if _, err := os.Stat(lock); err == nil {
+				locks = append(locks, lock)
 			}
-			os.Remove(lock)
+		}
+		if len(locks) > 0 {
+			_, errs, code := e.run("workspace", "commit", dir, "--reason", "blocked")
+			named := false
+			for _, l := range locks {
+				named = named || strings.Contains(errs, filepath.ToSlash(l))
+			}
+			if code != 4 || !named {
+				t.Fatalf("round %d: commit with stale locks %v: exit %d, %s", r, locks, code, errs)
+			}
+			if now := strings.TrimSpace(git(t, e.vault(), "rev-parse", ref)); now != after {
+				t.Fatalf("round %d: a blocked commit moved the ref to %s", r, now)
+			}
+			for _, l := range locks {
+				os.Remove(l)
+			}
 		}
 		// Finish the round without a kill: it must land or find nothing to do.
 		e.must("workspace", "commit", dir, "--reason", fmt.Sprintf("round %d retry", r))
