@@ -312,12 +312,12 @@ func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 	return
 }
 
-// rebase (under the checkout's lock) records version as the checkout's baseline, with every file the
-// plan changed at its new version. It appends the commit to the manifest
-// log and a record to the stat cache, so its cost follows the changed
-// files; when the log has outgrown a quarter of the manifest
-// (MinManifestLogBytes at least), it writes the manifest and cache whole
-// instead and removes the log.
+// rebase records version as the checkout's baseline, with every file the
+// plan changed at its new version; the caller holds the checkout's lock.
+// It appends the commit to the manifest log and a record to the stat
+// cache, so its cost follows the changed files; when the log would
+// outgrow a quarter of the manifest (MinManifestLogBytes at least), it
+// writes the manifest and cache whole instead and removes the log.
 func (p *Plan) rebase(version Hash) error {
 	entry := manifestLogEntry{Baseline: version}
 	for _, l := range [][]PlanFile{p.Added, p.Modified} {
@@ -329,7 +329,11 @@ func (p *Plan) rebase(version Hash) error {
 	for _, pf := range p.Deleted {
 		entry.Deleted = append(entry.Deleted, pf.Path)
 	}
-	if p.logFull(entry) {
+	line, err := json.Marshal(entry)
+	if err != nil {
+		return err
+	}
+	if p.logFull(len(line)) {
 		nb := p.nextBase(true, version)
 		nb.manifestBaseline, nb.log = version, logStamp{}
 		if err := writeManifest(p.Dir, nb); err != nil {
@@ -342,7 +346,7 @@ func (p *Plan) rebase(version Hash) error {
 		_ = writeStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
 		return nil
 	}
-	log, err := appendManifestLog(p.Dir, p.base.manifestBaseline, entry)
+	log, err := appendManifestLog(p.Dir, p.base.manifestBaseline, line)
 	if err != nil {
 		return err
 	}
@@ -361,15 +365,14 @@ func (p *Plan) rebase(version Hash) error {
 	return nil
 }
 
-// logFull reports whether appending entry would grow the manifest log past
-// a quarter of the manifest (and MinManifestLogBytes).
-func (p *Plan) logFull(entry manifestLogEntry) bool {
+// logFull reports whether appending a line of n bytes would grow the
+// manifest log past a quarter of the manifest (and MinManifestLogBytes).
+func (p *Plan) logFull(n int) bool {
 	mfi, err := os.Lstat(filepath.Join(p.Dir, ManifestName))
 	if err != nil {
 		return true
 	}
-	line, _ := json.Marshal(entry)
-	grown := currentLogStamp(p.Dir).Size + int64(len(line)) + 128
+	grown := currentLogStamp(p.Dir).Size + int64(n) + 128 // 128: a header line
 	return grown > max(MinManifestLogBytes, mfi.Size()/4)
 }
 

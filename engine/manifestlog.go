@@ -152,15 +152,12 @@ func applyManifestLog(m *Manifest, entries []manifestLogEntry) {
 	slices.SortFunc(m.Files, func(a, b ManifestFile) int { return strings.Compare(a.Path, b.Path) })
 }
 
-// appendManifestLog appends one commit's entry to dir's manifest log for
-// the manifest written at manifestBaseline (starting the log, or
-// replacing one that extends another manifest), syncs it, and returns the
-// log's new stamp. A torn last line is cut off first.
-func appendManifestLog(dir string, manifestBaseline Hash, e manifestLogEntry) (logStamp, error) {
-	line, err := json.Marshal(e)
-	if err != nil {
-		return logStamp{}, err
-	}
+// appendManifestLog appends one commit's entry (line, a JSON-encoded
+// manifestLogEntry) to dir's manifest log for the manifest written at
+// manifestBaseline (starting the log, or replacing one that extends
+// another manifest), syncs it, and returns the log's new stamp. A torn
+// last line is cut off first; a damaged log is refused.
+func appendManifestLog(dir string, manifestBaseline Hash, line []byte) (logStamp, error) {
 	f, err := os.OpenFile(filepath.Join(dir, ManifestLogName), os.O_RDWR|os.O_CREATE|noFollow|nonBlock, 0o644)
 	if err != nil {
 		return logStamp{}, err

@@ -31,8 +31,9 @@ type base struct {
 	header Manifest     // identity; Files is nil
 	files  []cacheEntry // sorted by path, no duplicates
 	index  map[string]int32
-	// written is the cache file's own mtime (ns), the racy-entry cutoff;
-	// 0 when no stamp is vouched for (no cache).
+	// written is the cache file's own mtime (ns), git's racy-entry cutoff
+	// at read time; 0 when no stamp is vouched for (no cache). A second
+	// guard: the writer already leaves recent stamps out (racySmudge).
 	written int64
 	// manifestStamp is the manifest file the cache was built from,
 	// manifestBaseline the baseline that file names (the log's may be

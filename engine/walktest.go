@@ -38,7 +38,7 @@ type Plan struct {
 	base      *base
 	disk      *snapshot
 	refreshed bool                 // some file was hashed: the cache vouched for too little
-	rebased   bool                 // a commit rewrote the manifest and cache
+	rebased   bool                 // a commit recorded its version in the manifest (log) and cache
 	changed   map[string]*diskFile // the added and modified files
 }
 
