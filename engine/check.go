@@ -28,7 +28,9 @@ type CheckResult struct {
 // CheckOptions say which disk entries CheckDir leaves out, as git would.
 type CheckOptions struct {
 	// Ignore, when set, leaves out what it ignores: the matcher of the git
-	// work tree holding the folder (nil: every entry counts).
+	// work tree holding the folder. When nil, the folder's own .gitignore
+	// files (and .git/info/exclude, when it holds .git) apply, as
+	// walk-test applies them to a checkout.
 	Ignore *ignore.Matcher
 	// Prefix is the folder's slash path inside Ignore's root ("" when the
 	// folder is that root).
@@ -39,25 +41,23 @@ type CheckOptions struct {
 // walk-test applies to a checkout (the ICM profile, the safe-input path
 // rules, the file and byte limits), as if every file were new. It reads
 // the folder only: no vault, no manifest, nothing written. Like walk-test
-// it never follows a symlink and leaves out .git and tv's own files; with
-// opts.Ignore it also leaves out what git would not commit, and a nested
-// repository is refused.
+// it never follows a symlink and leaves out .git, tv's own files and what
+// .gitignore rules ignore (opts.Ignore: what git would not commit); a
+// nested repository is refused.
 func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult, error) {
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: %s does not exist", ErrNotFound, dir)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
-	case !fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is not a folder; tv check validates a folder (a workspace tree)", ErrRefused, dir)
+	if err := RequireFolder(dir); err != nil {
+		return nil, err
 	}
-	var filter *scanFilter
-	if opts.Ignore != nil {
-		filter = &scanFilter{m: opts.Ignore, prefix: opts.Prefix, nested: true}
-		if filter.prefix != "" && !strings.HasSuffix(filter.prefix, "/") {
-			filter.prefix += "/"
+	filter := &scanFilter{m: opts.Ignore, prefix: opts.Prefix, nested: true}
+	if opts.Ignore == nil {
+		own, err := newCheckoutFilter(dir)
+		if err != nil {
+			return nil, err
 		}
+		filter.m, filter.prefix = own.m, ""
+	}
+	if filter.prefix != "" && !strings.HasSuffix(filter.prefix, "/") {
+		filter.prefix += "/"
 	}
 	disk, err := scanCheckout(dir, &base{}, filter)
 	if err != nil {
@@ -79,6 +79,29 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	res := &CheckResult{Files: len(paths), Ignored: disk.ignored, Findings: sortFindings(findings)}
 	res.Valid = !icm.HasErrors(res.Findings)
 	return res, ctx.Err()
+}
+
+// RequireFolder returns nil when dir is a folder (or a symlink to one),
+// else an error naming it: ErrNotFound when it does not exist, ErrRefused
+// when it is something else or cannot be read.
+func RequireFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s does not exist", ErrNotFound, dir)
+	case err != nil:
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a folder (it is a %s); give the folder of a workspace tree", ErrRefused, dir, typeText(fi.Mode()))
+	}
+	return nil
+}
+
+func typeText(m fs.FileMode) string {
+	if m.IsRegular() {
+		return "regular file"
+	}
+	return icm.TypeName(m.Type())
 }
 
 // readRefusal is the error for a file validation could not read.

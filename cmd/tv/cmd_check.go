@@ -75,6 +75,9 @@ func (a *app) runCheck(ctx context.Context, cmd *cli.Command) error {
 // committed tree, and reports with paths relative to the repository's
 // root (or to dir outside git).
 func checkSource(ctx context.Context, dir string, staged bool, rev string, getenv func(string) string) (*checkfmt.Report, error) {
+	if err := engine.RequireFolder(dir); err != nil {
+		return nil, err
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
