@@ -389,41 +389,34 @@ func (c *checker) finalNames(k engine.Kind) (map[string]string, error) {
 	return out, nil
 }
 
-// accessUpdate judges a change of the access ref: one commit on top of the
-// current one, holding valid grants, changed only where the pusher
-// manages, leaving the vault a manager.
+// accessUpdate judges a change of the access ref: linear history on top
+// of the current version, every commit holding valid grants, the grants
+// changed (from the current version to the pushed one) only where the
+// pusher manages, leaving the vault a manager.
 func (c *checker) accessUpdate(cmd Command) error {
 	if cmd.New.IsZero() {
 		c.rs.add(CodePermission, cmd.Ref, "the access ref is never deleted: it holds the vault's grants and their history")
 		return nil
 	}
-	co, err := c.o.commit(cmd.New)
-	if err != nil {
-		if p := objectProblem(err); p != "" {
-			c.rs.add(CodeRefused, cmd.Ref, "commit %s: %s", cmd.New.Short(), p)
+	chain, err := c.chain(cmd)
+	if err != nil || chain == nil {
+		return err
+	}
+	var next *engine.Access
+	for _, co := range chain {
+		if engine.ParseTrailers(co.Message)[engine.TrailerKind] != "access" {
+			c.rs.add(CodeRefused, cmd.Ref, "commit %s lacks tv's trailer \"%s: access\"", co.ID.Short(), engine.TrailerKind)
 			return nil
 		}
-		return err
-	}
-	want := []engine.Hash{cmd.Old}
-	if cmd.Old.IsZero() {
-		want = nil
-	}
-	if !slices.Equal(co.Parents, want) {
-		c.rs.add(CodeConflict, cmd.Ref, "%s is not one commit on top of the current grants %s; fetch and change the grants again", cmd.New.Short(), cmd.Old.Short())
-		return nil
-	}
-	if engine.ParseTrailers(co.Message)[engine.TrailerKind] != "access" {
-		c.rs.add(CodeRefused, cmd.Ref, "commit %s lacks tv's trailer \"%s: access\"", cmd.New.Short(), engine.TrailerKind)
-		return nil
-	}
-	next, problem, err := c.readAccess(cmd.New)
-	if err != nil {
-		return err
-	}
-	if problem != "" {
-		c.rs.add(CodeRefused, cmd.Ref, "%s", problem)
-		return nil
+		a, problem, err := c.readAccess(co.ID)
+		if err != nil {
+			return err
+		}
+		if problem != "" {
+			c.rs.add(CodeRefused, cmd.Ref, "commit %s: %s", co.ID.Short(), problem)
+			return nil
+		}
+		next = a
 	}
 	if next.VaultManagers() == 0 {
 		c.rs.add(CodeConflict, cmd.Ref, "these grants leave the vault without a manager; grant manage on %s to someone first", engine.VaultTarget)
