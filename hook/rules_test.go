@@ -244,9 +244,11 @@ func runRules(t *testing.T, s *gitServer, heavy bool) {
 }
 
 func TestRulesHTTPBackend(t *testing.T) {
+	t.Parallel()
 	runRules(t, httpServer(t), !testing.Short())
 }
 
 func TestRulesGitolite(t *testing.T) {
+	t.Parallel()
 	runRules(t, gitoliteServer(t), false)
 }

@@ -76,20 +76,17 @@ func gitoliteServer(t testing.TB) *gitServer {
 	if err != nil {
 		t.Skip("gitolite3 is not installed (apt-get install gitolite3; .ci/run installs it): skipping the gitolite server")
 	}
-	real, err := filepath.EvalSymlinks(gl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shell := filepath.Join(filepath.Dir(real), "gitolite-shell")
 	home := t.TempDir()
 	env := testEnv(t, home)
-	run := func(args ...string) {
+	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(gl, args...)
 		cmd.Env, cmd.Dir = env, home
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.Output()
+		if err != nil {
 			t.Fatalf("gitolite %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+		return strings.TrimSpace(string(out))
 	}
 	run("setup", "-a", "admin")
 	conf := "repo gitolite-admin\n    RW+ = admin\n\nrepo vault\n    RW+ = alice bob mallory\n"
@@ -103,11 +100,12 @@ func gitoliteServer(t testing.TB) *gitServer {
 		t.Fatalf("gitolite made no repository: %v", err)
 	}
 	installHook(t, repo, env)
+	shell := filepath.Join(run("query-rc", "GL_BINDIR"), "gitolite-shell")
 	wrapper := filepath.Join(home, "ssh-to-gitolite")
 	script := `#!/bin/sh
 # git runs: ssh-to-gitolite [options] USER@gitolite COMMAND
 for arg; do host=$cmd; cmd=$arg; done
-HOME='` + home + `' SSH_ORIGINAL_COMMAND="$cmd" exec '` + shell + `' "${host%@*}"
+HOME='` + home + `' SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22' SSH_ORIGINAL_COMMAND="$cmd" exec '` + shell + `' "${host%@*}"
 `
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
