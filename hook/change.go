@@ -136,8 +136,10 @@ func (d *diff) entry(full string, prev engine.TreeEntry, had bool, e engine.Tree
 		d.refuse("%s", refusedText(err))
 		return nil
 	}
-	d.touch(full)
 	wasDir := had && prev.Mode == engine.ModeDir
+	if !wasDir || e.Mode != engine.ModeDir {
+		d.touch(full) // a folder on both sides is judged by what changed inside
+	}
 	switch e.Mode {
 	case engine.ModeDir:
 		from := engine.ZeroHash

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
@@ -28,6 +29,7 @@ type objects struct {
 
 	mu    sync.Mutex
 	trees map[engine.Hash][]engine.TreeEntry
+	reads *atomic.Int64 // counts requests when set
 }
 
 // errMissing: the object is in neither the quarantine nor the repository.
@@ -70,6 +72,9 @@ func (o *objects) close() error { return o.stop() }
 // header sends command ("info" or "contents") for id and parses the reply
 // header "<id> <type> <size>".
 func (o *objects) header(command string, id engine.Hash) (typ string, size int64, err error) {
+	if o.reads != nil {
+		o.reads.Add(1)
+	}
 	if _, err := fmt.Fprintf(o.in, "%s %s\n", command, id); err != nil {
 		return "", 0, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
 	}

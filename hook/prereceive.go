@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 
 	"github.com/thalix/tv/engine"
 )
@@ -28,6 +29,10 @@ type Options struct {
 	UserEnv string
 	// Stderr receives one refusal line per problem.
 	Stderr io.Writer
+
+	// reads, when set, counts the objects the check reads (tests show
+	// that the work follows the change, not the tree).
+	reads *atomic.Int64
 }
 
 // PreReceive judges a push: it reads git's "old new ref" lines from stdin,
@@ -82,6 +87,7 @@ func judge(ctx context.Context, stdin io.Reader, opts Options, rs *refusals) err
 	if err != nil {
 		return err
 	}
+	o.reads = opts.reads
 	c := &checker{ctx: ctx, o: o, user: user, rs: rs, refs: refs, cmds: cmds}
 	err = c.run()
 	if cerr := o.close(); err == nil && ctx.Err() == nil {
