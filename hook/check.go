@@ -63,8 +63,8 @@ type checker struct {
 	o    *objects
 	user string
 	rs   *refusals
-	refs map[string]engine.Hash // current refs under refs/tv/
 	cmds []Command
+	opts Options
 
 	access   *engine.Access  // the current grants
 	creating map[string]bool // workspace ids this push creates
@@ -96,7 +96,10 @@ func (c *checker) run() error {
 // currentAccess reads the grants at the access ref (an open vault when it
 // does not exist).
 func (c *checker) currentAccess() (*engine.Access, error) {
-	head, ok := c.refs[engine.AccessRef]
+	head, ok, err := c.o.resolve(engine.AccessRef)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return engine.ParseAccess(engine.ZeroHash, []byte("[]"))
 	}
@@ -361,8 +364,12 @@ func (c *checker) finalNames(k engine.Kind) (map[string]string, error) {
 	if k == engine.KindTemplate {
 		prefix = engine.TemplateRefPrefix
 	}
+	refs, err := listRefs(c.ctx, c.opts)
+	if err != nil {
+		return nil, err
+	}
 	heads := map[string]engine.Hash{}
-	for name, h := range c.refs {
+	for name, h := range refs {
 		if id, ok := strings.CutPrefix(name, prefix); ok {
 			heads[id] = h
 		}

@@ -79,16 +79,12 @@ func judge(ctx context.Context, stdin io.Reader, opts Options, rs *refusals) err
 		rs.add(CodeRefused, "", "malformed hook input: %v", err)
 		return nil
 	}
-	refs, err := listRefs(ctx, opts)
-	if err != nil {
-		return err
-	}
 	o, err := startObjects(ctx, opts.GitDir, opts.Env)
 	if err != nil {
 		return err
 	}
 	o.reads = opts.reads
-	c := &checker{ctx: ctx, o: o, user: user, rs: rs, refs: refs, cmds: cmds}
+	c := &checker{ctx: ctx, o: o, user: user, rs: rs, cmds: cmds, opts: opts}
 	err = c.run()
 	if cerr := o.close(); err == nil && ctx.Err() == nil {
 		err = cerr
