@@ -5,8 +5,8 @@ import (
 
 	"github.com/thalix/tv/checkfmt"
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/gitwork"
+	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
 )
 
