@@ -368,4 +368,3 @@ func (f *rawFile) stat() (fileStamp, error) {
 }
 
 func (f *rawFile) Close() error { return unix.Close(f.fd) }
-
