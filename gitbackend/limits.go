@@ -40,4 +40,12 @@ const (
 	// killed process and removed. A consolidation copies packs smaller than
 	// ConsolidateMaxBytes and takes seconds at most.
 	ConsolidateLockStale = 10 * time.Minute
+
+	// RemoteLockRetries is how often a push refused because a ref was
+	// locked on the server is sent again, after RemoteLockBackoff, then
+	// twice as long each time (50 ms .. 800 ms: 1.55 s in all).
+	RemoteLockRetries = 5
+
+	// RemoteLockBackoff is the first wait before re-sending such a push.
+	RemoteLockBackoff = 50 * time.Millisecond
 )

@@ -159,11 +159,18 @@ func isEmptyDir(path string) bool {
 
 // initBare writes a bare repository with a fresh vault id into dir.
 func initBare(dir string) error {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := newVaultID()
+	if err != nil {
 		return err
 	}
-	id := "vault_" + hex.EncodeToString(b[:])
+	if err := initRepo(dir); err != nil {
+		return err
+	}
+	return openRepo(dir).writeID(context.Background(), id)
+}
+
+// initRepo writes an empty bare repository into dir.
+func initRepo(dir string) error {
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return err
@@ -172,7 +179,7 @@ func initBare(dir string) error {
 	files := []struct{ name, content string }{
 		{"HEAD", "ref: refs/heads/main\n"},
 		{"config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"},
-		{"description", "tv vault " + id + "\n"},
+		{"description", "tv vault\n"},
 	}
 	for _, f := range files {
 		if err := writeFileSync(filepath.Join(dir, f.name), []byte(f.content)); err != nil {
@@ -184,7 +191,7 @@ func initBare(dir string) error {
 			return err
 		}
 	}
-	return openRepo(dir).writeID(context.Background(), id)
+	return nil
 }
 
 func writeFileSync(name string, data []byte) error {
