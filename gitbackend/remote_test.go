@@ -192,7 +192,9 @@ func TestRemoteOnlyChangedObjectsSent(t *testing.T) {
 	}
 }
 
-func itoa3(i int) string { return string([]byte{byte('0' + i/100), byte('0' + i/10%10), byte('0' + i%10)}) }
+func itoa3(i int) string {
+	return string([]byte{byte('0' + i/100), byte('0' + i/10%10), byte('0' + i%10)})
+}
 
 // TestRemoteNoAtomic: a server without the atomic capability is refused
 // before anything is sent.
