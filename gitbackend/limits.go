@@ -48,4 +48,9 @@ const (
 
 	// RemoteLockBackoff is the first wait before re-sending such a push.
 	RemoteLockBackoff = 50 * time.Millisecond
+
+	// StaleLockAge is the age from which `tv vault doctor` takes a ref
+	// lock file for the leftover of a killed process. Writers hold ref
+	// locks for milliseconds.
+	StaleLockAge = 1 * time.Minute
 )

@@ -63,6 +63,8 @@ type Remote struct {
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
+
+	publishing bool // Publish: the "cache" is the local vault itself
 }
 
 var _ engine.Vault = (*Remote)(nil)
@@ -83,6 +85,24 @@ func CachePath(cacheDir, url string) string {
 // vault, the Remote answers reads from the cache (Offline says so) and
 // refuses writes.
 func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote, error) {
+	if opts.CacheDir == "" {
+		return nil, fmt.Errorf("%w: no cache directory for remote vault %s: set XDG_CACHE_HOME or HOME", engine.ErrUsage, loc)
+	}
+	r, err := newRemote(loc, opts.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	if r.cache, err = openCache(CachePath(opts.CacheDir, loc.URL)); err != nil {
+		return nil, err
+	}
+	r.lastSync = readLastSync(r.cache.path)
+	if err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func newRemote(loc Location, creds Credentials) (*Remote, error) {
 	if !loc.IsRemote() {
 		return nil, fmt.Errorf("%w: %s is not a remote vault location", engine.ErrUsage, loc)
 	}
@@ -94,19 +114,40 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 	if err != nil {
 		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
 	}
-	if opts.CacheDir == "" {
-		return nil, fmt.Errorf("%w: no cache directory for remote vault %s: set XDG_CACHE_HOME or HOME", engine.ErrUsage, loc.URL)
-	}
-	c, err := openCache(CachePath(opts.CacheDir, loc.URL))
+	return &Remote{loc: loc, ep: ep, cli: cli, creds: creds}, nil
+}
+
+// Publish pushes every ref under refs/tv/ of the local vault v (its
+// identity, workspaces, templates, grants) to the repository at loc, which
+// must hold no tv refs yet, as one atomic push. It returns how many refs
+// it published.
+func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (int, error) {
+	r, err := newRemote(loc, creds)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	r := &Remote{loc: loc, ep: ep, cli: cli, creds: opts.Credentials, cache: c}
-	r.lastSync = readLastSync(c.path)
-	if err := r.start(ctx); err != nil {
-		return nil, err
+	r.cache, r.publishing = v, true
+	current, err := r.list(ctx)
+	if err != nil {
+		return 0, err
 	}
-	return r, nil
+	for name := range current {
+		if strings.HasPrefix(name, "refs/tv/") {
+			return 0, fmt.Errorf("%w: %s already holds tv refs (%s): publish only into an empty repository", engine.ErrConflict, loc.URL, name)
+		}
+	}
+	refs, err := v.ListRefs(ctx, "refs/tv/")
+	if err != nil {
+		return 0, err
+	}
+	var ups []engine.RefUpdate
+	for _, ref := range refs {
+		ups = append(ups, engine.RefUpdate{Name: ref.Name, New: ref.Hash})
+	}
+	if len(ups) == 0 {
+		return 0, fmt.Errorf("%w: %s has no tv refs to publish", engine.ErrUsage, v.path)
+	}
+	return len(ups), r.push(ctx, ups, ups)
 }
 
 // start lists the server (or falls back to the cache) and reads the id.
@@ -285,6 +326,9 @@ func (r *Remote) setListed(refs map[string]engine.Hash) {
 	r.mu.Lock()
 	r.listed, r.offline, r.lastSync = refs, nil, now
 	r.mu.Unlock()
+	if r.publishing {
+		return
+	}
 	_ = os.WriteFile(filepath.Join(r.cache.path, lastSyncFile), []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o644)
 }
 

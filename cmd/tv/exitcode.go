@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend"
 	"github.com/thalix/tv/hostconfig"
 )
 
@@ -42,6 +43,8 @@ var errorKinds = []struct {
 	{errNotTVEntry, ExitConflict, "conflict"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
+	// Remote vaults: the server was not reached (nothing changed).
+	{gitbackend.ErrUnreachable, ExitInternal, "server_not_reached"},
 	// tv mcp doctor: a check failed (its report says which and why).
 	{errCheckFailed, ExitInternal, "check_failed"},
 }
