@@ -5,6 +5,7 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
+	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
 )
 
@@ -45,6 +46,11 @@ var errorKinds = []struct {
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
 	// Remote vaults: the server was not reached (nothing changed).
 	{gitbackend.ErrUnreachable, ExitInternal, "server_not_reached"},
+	// tv hook: a refused push (its lines are the report), a bad repository.
+	{hook.ErrPushRefused, ExitRefused, "refused"},
+	{hook.ErrUsage, ExitUsage, "usage"},
+	{hook.ErrNotBare, ExitRefused, "refused"},
+	{hook.ErrHookExists, ExitConflict, "conflict"},
 	// tv mcp doctor: a check failed (its report says which and why).
 	{errCheckFailed, ExitInternal, "check_failed"},
 }
