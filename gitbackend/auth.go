@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
@@ -164,18 +165,22 @@ func gitCredential(ctx context.Context, op string, input []byte) ([]byte, error)
 }
 
 // uploadSession opens an upload-pack session, authenticating as needed.
-func (r *Remote) uploadSession(ctx context.Context) (transport.UploadPackSession, error) {
+func (r *Remote) uploadSession(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
 	for {
 		auth, err := r.sessionAuth()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+			return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
 		}
 		sess, err := r.cli.NewUploadPackSession(r.ep, auth)
 		if err == nil {
-			_, err = sess.AdvertisedReferencesContext(ctx)
-			if err == nil || errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			var adv *packp.AdvRefs
+			adv, err = sess.AdvertisedReferencesContext(ctx)
+			if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+				adv, err = packp.NewAdvRefs(), nil
+			}
+			if err == nil {
 				r.settleHelper(ctx, true)
-				return sess, nil
+				return sess, adv, nil
 			}
 			sess.Close()
 		}
@@ -183,23 +188,27 @@ func (r *Remote) uploadSession(ctx context.Context) (transport.UploadPackSession
 			continue
 		}
 		r.settleHelper(ctx, false)
-		return nil, r.transportError("list", err)
+		return nil, nil, r.transportError("list", err)
 	}
 }
 
 // receiveSession opens a receive-pack session, authenticating as needed.
-func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSession, error) {
+func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSession, *packp.AdvRefs, error) {
 	for {
 		auth, err := r.sessionAuth()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+			return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
 		}
 		sess, err := r.cli.NewReceivePackSession(r.ep, auth)
 		if err == nil {
-			_, err = sess.AdvertisedReferencesContext(ctx)
-			if err == nil || errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			var adv *packp.AdvRefs
+			adv, err = sess.AdvertisedReferencesContext(ctx)
+			if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+				adv, err = packp.NewAdvRefs(), nil
+			}
+			if err == nil {
 				r.settleHelper(ctx, true)
-				return sess, nil
+				return sess, adv, nil
 			}
 			sess.Close()
 		}
@@ -207,7 +216,7 @@ func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSessi
 			continue
 		}
 		r.settleHelper(ctx, false)
-		return nil, r.transportError("push", err)
+		return nil, nil, r.transportError("push", err)
 	}
 }
 

@@ -42,12 +42,17 @@ const (
 	ConsolidateLockStale = 10 * time.Minute
 
 	// RemoteLockRetries is how often a push refused because a ref was
-	// locked on the server is sent again, after RemoteLockBackoff, then
-	// twice as long each time (50 ms .. 800 ms: 1.55 s in all).
-	RemoteLockRetries = 5
+	// locked on the server (another push holds it, e.g. both verify
+	// refs/tv/access) is sent again. Waits start at RemoteLockBackoff and
+	// double up to RemoteLockMaxBackoff, each jittered by ±50 %: about
+	// 6 s in all before engine.ErrRefLocked.
+	RemoteLockRetries = 10
 
 	// RemoteLockBackoff is the first wait before re-sending such a push.
 	RemoteLockBackoff = 50 * time.Millisecond
+
+	// RemoteLockMaxBackoff caps one wait between such pushes.
+	RemoteLockMaxBackoff = 1 * time.Second
 
 	// StaleLockAge is the age from which `tv vault doctor` takes a ref
 	// lock file for the leftover of a killed process. Writers hold ref

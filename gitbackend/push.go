@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"regexp"
 	"strings"
 	"time"
@@ -75,12 +76,14 @@ func (r *Remote) UpdateRefs(ctx context.Context, updates ...engine.RefUpdate) er
 		if !errors.Is(err, engine.ErrRefLocked) || attempt >= RemoteLockRetries {
 			return err
 		}
+		// Jittered, so pushers that collided do not collide again.
+		wait := delay/2 + time.Duration(mrand.Int64N(int64(delay)))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(delay):
+		case <-time.After(wait):
 		}
-		delay *= 2
+		delay = min(2*delay, RemoteLockMaxBackoff)
 	}
 }
 
@@ -88,15 +91,11 @@ func (r *Remote) UpdateRefs(ctx context.Context, updates ...engine.RefUpdate) er
 // old values of checks (ups and the steps that cannot be sent) against
 // the server's advertisement.
 func (r *Remote) push(ctx context.Context, ups, checks []engine.RefUpdate) error {
-	sess, err := r.receiveSession(ctx)
+	sess, adv, err := r.receiveSession(ctx)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return r.transportError("push", err)
-	}
 	if !adv.Capabilities.Supports(capability.Atomic) {
 		return fmt.Errorf("%w: %s does not offer atomic pushes (capability %q); tv commits only by atomic push and does not fall back to a partial update: enable it on the server (git config receive.advertiseAtomic true)",
 			ErrNoAtomic, r.loc.URL, capability.Atomic)

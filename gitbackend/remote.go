@@ -273,15 +273,11 @@ func (r *Remote) Capabilities(ctx context.Context) (caps []string, enforced bool
 	if r.offline != nil {
 		return nil, false, r.offline
 	}
-	sess, err := r.receiveSession(ctx)
+	sess, adv, err := r.receiveSession(ctx)
 	if err != nil {
 		return nil, false, err
 	}
 	defer sess.Close()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return nil, false, r.transportError("list", err)
-	}
 	for _, c := range []capability.Capability{capability.Atomic, capability.PushOptions, capability.ReportStatus} {
 		if adv.Capabilities.Supports(c) {
 			caps = append(caps, string(c))
@@ -300,19 +296,11 @@ func (r *Remote) snapshot() map[string]engine.Hash {
 // list reads the server's refs (one upload-pack advertisement) and
 // records them, with the time, as the Remote's view.
 func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
-	sess, err := r.uploadSession(ctx)
+	sess, adv, err := r.uploadSession(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer sess.Close()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		r.setListed(map[string]engine.Hash{})
-		return map[string]engine.Hash{}, nil
-	}
-	if err != nil {
-		return nil, r.transportError("list", err)
-	}
 	refs, err := advRefs(adv)
 	if err != nil {
 		return nil, err
@@ -430,15 +418,11 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 // one upload-pack request with the cache's refs as haves, its pack stored
 // with its index in the cache.
 func (r *Remote) fetch(ctx context.Context, wants []engine.Hash) error {
-	sess, err := r.uploadSession(ctx)
+	sess, adv, err := r.uploadSession(ctx)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return r.transportError("fetch", err)
-	}
 	req := packp.NewUploadPackRequestFromCapabilities(adv.Capabilities)
 	// A self-contained pack, without interleaved progress: the cache
 	// indexes exactly what arrives.
