@@ -539,6 +539,9 @@ func (r *Remote) transportError(op string, err error) error {
 		strings.Contains(err.Error(), "unable to authenticate"), strings.Contains(err.Error(), "Permission denied"):
 		return fmt.Errorf("%w: %s %s: authentication failed (%v); run `tv login --vault %s --user NAME --token-stdin`, set TV_TOKEN, or configure a git credential helper or ssh key",
 			engine.ErrPermission, op, r.loc.URL, scrub(err), r.loc.URL)
+	case strings.Contains(err.Error(), "DENIED"), strings.Contains(strings.ToLower(err.Error()), "access denied"):
+		// gitolite and similar servers: authenticated, but not allowed.
+		return fmt.Errorf("%w: %s %s: the server refused access: %v", engine.ErrPermission, op, r.loc.URL, scrub(err))
 	case strings.Contains(err.Error(), "knownhosts"):
 		return fmt.Errorf("%w: %s %s: the server's ssh host key is not trusted (%v); check it and add it to ~/.ssh/known_hosts (tv never accepts an unknown host key)",
 			engine.ErrPermission, op, r.loc.URL, scrub(err))
