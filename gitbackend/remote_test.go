@@ -248,3 +248,30 @@ func TestRemoteUnreachable(t *testing.T) {
 		t.Fatalf("open without server or cache: %v", err)
 	}
 }
+
+// TestRemoteFetchesOnlyWhatIsRead: reading one workspace's ref downloads
+// that workspace's objects, not another's; a second read fetches nothing.
+func TestRemoteFetchesOnlyWhatIsRead(t *testing.T) {
+	ctx := context.Background()
+	f := newRemoteFixture(t)
+	a := f.mustOpen(t)
+	ca := writeFileCommit(t, a, engine.ZeroHash, "a.md", "workspace a\n")
+	cb := writeFileCommit(t, a, engine.ZeroHash, "b.md", "workspace b\n")
+	if err := a.UpdateRefs(ctx, engine.RefUpdate{Name: "refs/tv/workspaces/ws_a", New: ca}, engine.RefUpdate{Name: "refs/tv/workspaces/ws_b", New: cb}); err != nil {
+		t.Fatal(err)
+	}
+	b := f.mustOpen(t)
+	if h, err := b.Ref(ctx, "refs/tv/workspaces/ws_a"); err != nil || h != ca {
+		t.Fatalf("Ref = %s, %v", h, err)
+	}
+	if !b.cache.objectExists(ca) || b.cache.objectExists(cb) {
+		t.Fatalf("cache has a: %v, b: %v; want only a", b.cache.objectExists(ca), b.cache.objectExists(cb))
+	}
+	before := f.srv.Requests.Load()
+	if _, err := b.Ref(ctx, "refs/tv/workspaces/ws_a"); err != nil {
+		t.Fatal(err)
+	}
+	if f.srv.Requests.Load() != before {
+		t.Fatal("a second read of a cached ref went to the server")
+	}
+}

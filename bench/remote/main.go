@@ -16,6 +16,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -119,6 +120,9 @@ func run() error {
 		os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d.md", i%100)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
 	}
 	e.must(lenv, e.tv, "workspace", "import", src, "--name", "big")
+	// Grants exist, so every commit binds to refs/tv/access (the
+	// contended case without the server hook).
+	e.must(lenv, e.tv, "access", "grant", "alice", "manage", "@vault")
 	if err := initOthers(local, home, *others); err != nil {
 		return err
 	}
@@ -146,7 +150,18 @@ func run() error {
 	e.url, e.peerURL = base+"/vault.git", base+"/peer.git"
 	e.must(lenv, e.tv, "vault", "push", e.url)
 	e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(root, "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
-	bigID := strings.TrimSpace(e.must(lenv, "sh", "-c", e.tv+` workspace list --json | tr ',{' '\n\n' | grep -B1 '"name": "big"' | sed -n 's/.*"id": "\(ws_[a-z2-7]*\)".*/\1/p'`))
+	var list struct {
+		Workspaces []struct{ ID, Name string } `json:"workspaces"`
+	}
+	if err := json.Unmarshal([]byte(e.must(lenv, e.tv, "workspace", "list", "--json")), &list); err != nil {
+		return err
+	}
+	var bigID string
+	for _, w := range list.Workspaces {
+		if w.Name == "big" {
+			bigID = w.ID
+		}
+	}
 	if bigID == "" {
 		return fmt.Errorf("no id for workspace big")
 	}

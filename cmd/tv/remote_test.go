@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/thalix/tv/engine"
@@ -178,6 +179,47 @@ func TestRemoteVaultHTTP(t *testing.T) {
 	for _, e := range []*tvEnv{a, b} {
 		if out, err := exec.Command("grep", "-r", "-l", remoteToken, e.home, coA, coB, s.repo).CombinedOutput(); err == nil {
 			t.Fatalf("token written to disk: %s", out)
+		}
+	}
+	gitservertest.Git(t, s.repo, "fsck", "--strict")
+}
+
+// TestRemoteConcurrentCommitters: committers to different workspaces of
+// one vault on an http server, with grants present (so every push
+// carries the verify-only step on refs/tv/access), all land.
+func TestRemoteConcurrentCommitters(t *testing.T) {
+	s := startRemote(t)
+	a := remoteEnv(t, s.url, remoteToken)
+	a.must("access", "grant", "alice", "manage", "@vault")
+	n := 12
+	if testing.Short() {
+		n = 4
+	}
+	dirs := make([]string, n)
+	for i := range n {
+		name := "conc" + string(rune('a'+i))
+		a.must("workspace", "init", "--name", name)
+		dirs[i] = filepath.Join(t.TempDir(), name)
+		a.must("workspace", "checkout", name, "--output", dirs[i])
+		writeNote(t, dirs[i], "c.md", name+"\n")
+	}
+	codes := make([]int, n)
+	errs := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i], codes[i] = a.run("workspace", "commit", dirs[i], "--reason", "concurrent")
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, c := range codes {
+		if c != 0 {
+			t.Errorf("committer %d: exit %d\n%s", i, c, errs[i])
 		}
 	}
 	gitservertest.Git(t, s.repo, "fsck", "--strict")
