@@ -323,7 +323,7 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 			packedDeletes = append(packedDeletes, l.u.Name)
 		}
 	}
-	if err := v.verifyUnlocked(verifies, packed); err != nil {
+	if err := v.verifyUnlocked(verifies); err != nil {
 		return err
 	}
 	// 3. Write and fsync the new values into the lock files.
@@ -406,7 +406,7 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 // check and its read happen before the revoke's rename. What is given up
 // is only that a revoke racing a commit could have been the one to fail;
 // now the revoke always succeeds and the commit is ordered before it.
-func (v *Vault) verifyUnlocked(verifies []engine.RefUpdate, packed []engine.Ref) error {
+func (v *Vault) verifyUnlocked(verifies []engine.RefUpdate) error {
 	for _, u := range verifies {
 		if isSymref(v.refPath(u.Name)) {
 			return fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, u.Name)
@@ -416,9 +416,10 @@ func (v *Vault) verifyUnlocked(verifies []engine.RefUpdate, packed []engine.Ref)
 			return err
 		}
 		if !exists {
-			// A loose ref packed away meanwhile: re-read packed-refs,
-			// which pack-refs wrote before it removed the loose file.
-			if packed, err = v.readPackedRefs(); err != nil {
+			// Packed (perhaps just now: pack-refs writes packed-refs
+			// before it removes the loose file), so read packed-refs now.
+			packed, err := v.readPackedRefs()
+			if err != nil {
 				return err
 			}
 			if i, ok := slices.BinarySearchFunc(packed, u.Name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {

@@ -251,12 +251,12 @@ func (r *Remote) Location() Location { return r.loc }
 // CacheDir returns the cache repository's directory.
 func (r *Remote) CacheDir() string { return r.cache.path }
 
-// Offline reports whether reads come from the cache because the server
-// was not reached, why, and when the cache was last in sync.
-func (r *Remote) Offline() (bool, error, time.Time) {
+// Offline returns why reads come from the cache (the server was not
+// reached; nil when it was) and when the cache was last in sync.
+func (r *Remote) Offline() (lastSync time.Time, why error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.offline != nil, r.offline, r.lastSync
+	return r.lastSync, r.offline
 }
 
 // LastSync returns when the server's refs were last listed successfully.
@@ -558,22 +558,19 @@ func (r *Remote) transportError(op string, err error) error {
 // against URLs with userinfo echoed by a server).
 func scrub(err error) string {
 	s := err.Error()
-	for {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			return s
-		}
-		rest := s[i+3:]
-		end := strings.IndexAny(rest, "/ \t\n")
-		if end < 0 {
-			end = len(rest)
-		}
-		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-			s = s[:i+3] + "***@" + rest[at+1:]
-			return s
-		}
+	i := strings.Index(s, "://")
+	if i < 0 {
 		return s
 	}
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/ \t\n")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		return s[:i+3] + "***@" + rest[at+1:]
+	}
+	return s
 }
 
 // newVaultID returns a fresh random vault id.

@@ -234,8 +234,8 @@ func TestRemoteUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("offline open with a cache: %v", err)
 	}
-	if off, why, when := b.Offline(); !off || !errors.Is(why, ErrUnreachable) || when.IsZero() {
-		t.Fatalf("Offline() = %v, %v, %v", off, why, when)
+	if when, why := b.Offline(); !errors.Is(why, ErrUnreachable) || when.IsZero() {
+		t.Fatalf("Offline() = %v, %v", when, why)
 	}
 	if h, err := b.Ref(ctx, "refs/tv/workspaces/ws_a"); err != nil || h != c {
 		t.Fatalf("offline read: %s, %v", h, err)

@@ -80,7 +80,8 @@ func (a *app) runVaultInfo(ctx context.Context, cmd *cli.Command) error {
 	out := vaultInfo{Path: v.Path(), ID: v.ID(), Workspaces: st.Workspaces, Templates: st.Templates, DiskBytes: st.DiskBytes}
 	if r, ok := v.(*gitbackend.Remote); ok {
 		out.URL, out.Cache = r.Location().URL, r.CacheDir()
-		off, _, when := r.Offline()
+		when, why := r.Offline()
+		off := why != nil
 		out.Offline = off
 		if !when.IsZero() {
 			out.LastSync = when.UTC().Format(time.RFC3339)

@@ -86,7 +86,7 @@ func (a *app) openVault() (vaultHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if off, why, when := r.Offline(); off {
+	if when, why := r.Offline(); why != nil {
 		age := "never synced"
 		if !when.IsZero() {
 			age = fmt.Sprintf("last synced %s (%s ago)", when.Local().Format(time.RFC3339), time.Since(when).Round(time.Second))
