@@ -13,13 +13,12 @@ import (
 // vault (workspace "demo" of alice; bob writes its stage 01 folder;
 // mallory reads it) and a crafter that makes commits as any pusher can.
 type world struct {
-	t     *testing.T
-	s     *gitServer
-	c     *crafter
-	ws    string // demo's id
-	ws2   string // a workspace a case creates, then deletes
-	tpl   string // a template a case creates
-	files []edit // extra entries for the hostile cases
+	t   *testing.T
+	s   *gitServer
+	c   *crafter
+	ws  string // demo's id
+	ws2 string // a workspace a case creates, then deletes
+	tpl string // a template a case creates
 }
 
 func (w *world) wsRef() string          { return engine.WorkspaceRefPrefix + w.ws }
