@@ -102,6 +102,18 @@ func ruleCases(heavy bool) []ruleCase {
 			head := w.head(w.wsRef())
 			return []string{w.c.commit(tree, wsMessage("x", w.ws, "demo"), head) + ":" + w.wsRef()}
 		}, CodeRefused},
+		{"a .git look-alike (zero-width non-joiner)", "alice", func(w *world) []string {
+			inner := w.c.git(fmt.Sprintf("100644 blob %s\tconfig\n", w.c.blob("[core]\n")), "mktree")
+			tree := w.rawRoot("040000 tree " + inner + "\t.g\u200cit")
+			head := w.head(w.wsRef())
+			return []string{w.c.commit(tree, wsMessage("x", w.ws, "demo"), head) + ":" + w.wsRef()}
+		}, CodeRefused},
+		{"a .gitattributes folder", "alice", func(w *world) []string {
+			inner := w.c.git(fmt.Sprintf("100644 blob %s\tx\n", w.c.blob("x\n")), "mktree")
+			tree := w.rawRoot("040000 tree " + inner + "\t.gitattributes")
+			head := w.head(w.wsRef())
+			return []string{w.c.commit(tree, wsMessage("x", w.ws, "demo"), head) + ":" + w.wsRef()}
+		}, CodeRefused},
 		{"a symlink", "alice", func(w *world) []string {
 			return []string{w.wsCommit("link", edit{Path: "link", Mode: "120000", ID: w.c.blob("/etc/passwd")}) + ":" + w.wsRef()}
 		}, CodeRefused},
