@@ -26,3 +26,10 @@ func (e *Engine) CommitPlanForTest(ctx context.Context, p *Plan, reason string) 
 	}
 	return e.commitPlan(ctx, p, "", sig, reason)
 }
+
+// CountOpensForTest calls f with the slash path of every checkout file a
+// scan opens for reading until the returned function is called.
+func CountOpensForTest(f func(p string)) (stop func()) {
+	openedHook.Store(&f)
+	return func() { openedHook.Store(nil) }
+}
