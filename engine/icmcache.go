@@ -63,11 +63,11 @@ func validateCheckout(dir string, disk *snapshot) ([]icm.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fc.recheck() {
-		_ = writeICMCache(dir, digest, findings, fc.all())
-	} else {
-		_ = writeICMCache(dir, [32]byte{}, nil, fc.all())
+	if !fc.recheck() {
+		digest, findings = [32]byte{}, nil // not remembered: some file changed meanwhile
 	}
+	recs, ph := fc.all()
+	_ = writeICMCache(dir, digest, findings, recs, ph)
 	return findings, nil
 }
 
@@ -119,10 +119,16 @@ func isMarkdownPath(p string) bool {
 // by the stat cache), and what the validator reads is remembered only
 // when it is verifiably that content.
 type factCache struct {
-	disk    *snapshot
-	old     *icmCache
-	fileAt  []int32 // listing index → index in disk.files, -1 for non-files
-	learned map[Hash]icm.MarkdownFacts
+	disk   *snapshot
+	old    *icmCache
+	fileAt []int32 // listing index → index in disk.files, -1 for non-files
+	// learned holds what this validation read, by content id: an index
+	// into facts (pointer-free records, little for the collector to scan
+	// on a first validation of 100k files) and, for the few files that
+	// hold any, placeholders by that index.
+	learned      map[Hash]int32
+	facts        []factRecord
+	placeholders map[int32][]icm.Placeholder
 	// unsure are files read over MaxMarkdownBytes (their id cannot be
 	// checked against a part): kept if their stamp holds after the read.
 	unsure []learnedFile
@@ -160,10 +166,38 @@ func (c *factCache) Facts(i int, p string) (icm.MarkdownFacts, bool) {
 	if f == nil || f.path != p {
 		return icm.MarkdownFacts{}, false
 	}
-	if facts, ok := c.learned[f.id]; ok {
-		return facts, true
+	if k, ok := c.learned[f.id]; ok {
+		return c.factsAt(k), true
 	}
 	return c.old.lookup(f.id)
+}
+
+// factRecord is one content id's facts but its placeholders.
+type factRecord struct {
+	id        Hash
+	lines     uint32
+	truncated bool
+}
+
+func (c *factCache) factsAt(k int32) icm.MarkdownFacts {
+	r := &c.facts[k]
+	return icm.MarkdownFacts{Lines: int(r.lines), Truncated: r.truncated, Placeholders: c.placeholders[k]}
+}
+
+// learn remembers facts for content id.
+func (c *factCache) learn(id Hash, facts icm.MarkdownFacts) {
+	if c.learned == nil {
+		c.learned = map[Hash]int32{}
+	}
+	k := int32(len(c.facts))
+	c.facts = append(c.facts, factRecord{id: id, lines: uint32(facts.Lines), truncated: facts.Truncated})
+	if len(facts.Placeholders) > 0 {
+		if c.placeholders == nil {
+			c.placeholders = map[int32][]icm.Placeholder{}
+		}
+		c.placeholders[k] = facts.Placeholders
+	}
+	c.learned[id] = k
 }
 
 // Learned implements icm.FactCache.
@@ -185,10 +219,7 @@ func (c *factCache) Learned(i int, p string, data []byte, facts icm.MarkdownFact
 		c.mismatch = true // changed since it was hashed: the next scan sees it
 		return
 	}
-	if c.learned == nil {
-		c.learned = map[Hash]icm.MarkdownFacts{}
-	}
-	c.learned[id] = facts
+	c.learn(id, facts)
 }
 
 // recheck keeps the facts of files read only in part when their stamp
@@ -201,25 +232,22 @@ func (c *factCache) recheck() bool {
 			c.mismatch = true
 			continue
 		}
-		if c.learned == nil {
-			c.learned = map[Hash]icm.MarkdownFacts{}
-		}
-		c.learned[u.f.id] = u.facts
+		c.learn(u.f.id, u.facts)
 	}
 	return !c.mismatch
 }
 
-// factEntry is one content id's facts, for writing.
-type factEntry struct {
-	id    Hash
-	facts icm.MarkdownFacts
-}
-
 // all returns the known facts of every Markdown file of the tree, sorted
-// by content id, one per id: the facts of files gone from the tree are
-// forgotten.
-func (c *factCache) all() []factEntry {
-	var out []factEntry
+// by content id, one per id (the facts of files gone from the tree are
+// forgotten): pointer-free records, and the placeholders of the few that
+// hold any by record index.
+func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
+	n := len(c.facts)
+	if c.old != nil {
+		n += len(c.old.records) / factRecordBytes
+	}
+	out := make([]factRecord, 0, n)
+	ph := map[Hash][]icm.Placeholder{}
 	k := 0
 	for _, e := range c.disk.listing {
 		if !e.Type.IsRegular() {
@@ -230,16 +258,26 @@ func (c *factCache) all() []factEntry {
 		if !isMarkdownPath(e.Path) {
 			continue
 		}
-		facts, ok := c.learned[f.id]
-		if !ok {
-			facts, ok = c.old.lookup(f.id)
+		var facts icm.MarkdownFacts
+		if j, ok := c.learned[f.id]; ok {
+			facts = c.factsAt(j)
+		} else if facts, ok = c.old.lookup(f.id); !ok {
+			continue
 		}
-		if ok {
-			out = append(out, factEntry{f.id, facts})
+		out = append(out, factRecord{id: f.id, lines: uint32(facts.Lines), truncated: facts.Truncated})
+		if len(facts.Placeholders) > 0 {
+			ph[f.id] = facts.Placeholders
 		}
 	}
-	slices.SortFunc(out, func(a, b factEntry) int { return bytes.Compare(a.id[:], b.id[:]) })
-	return slices.CompactFunc(out, func(a, b factEntry) bool { return a.id == b.id })
+	slices.SortFunc(out, func(a, b factRecord) int { return bytes.Compare(a.id[:], b.id[:]) })
+	out = slices.CompactFunc(out, func(a, b factRecord) bool { return a.id == b.id })
+	byIndex := map[int][]icm.Placeholder{}
+	for i := range out {
+		if p, ok := ph[out[i].id]; ok {
+			byIndex[i] = p
+		}
+	}
+	return out, byIndex
 }
 
 // lookup returns the facts remembered for content id.
@@ -335,8 +373,9 @@ func decodeICMCache(data []byte) (*icmCache, error) {
 }
 
 // writeICMCache replaces checkout dir's ICM cache: the tree's digest and
-// findings (a zero digest remembers none) and the facts, sorted by id.
-func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []factEntry) error {
+// findings (a zero digest remembers none) and the facts, sorted by id,
+// with the placeholders of the records that have any.
+func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []factRecord, ph map[int][]icm.Placeholder) error {
 	for _, f := range findings {
 		if max(len(f.Rule), len(f.Severity), len(f.Path), len(f.Message)) > 0xffff {
 			findings, digest = nil, [32]byte{} // too long for the format: not remembered
@@ -358,21 +397,22 @@ func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []
 	var places []byte
 	pe := &encoder{}
 	e.u32(uint32(len(facts)))
-	for _, fe := range facts {
-		e.b = append(e.b, fe.id[:]...)
-		e.u32(uint32(fe.facts.Lines))
+	for i, fr := range facts {
+		e.b = append(e.b, fr.id[:]...)
+		e.u32(fr.lines)
 		flags := uint32(0)
-		if fe.facts.Truncated {
+		if fr.truncated {
 			flags = 1
 		}
 		e.u32(flags)
-		if len(fe.facts.Placeholders) == 0 {
+		phs := ph[i]
+		if len(phs) == 0 {
 			e.u32(noPlaceholders)
 			continue
 		}
 		e.u32(uint32(len(pe.b)))
-		pe.u32(uint32(len(fe.facts.Placeholders)))
-		for _, ph := range fe.facts.Placeholders {
+		pe.u32(uint32(len(phs)))
+		for _, ph := range phs {
 			if len(ph.Text) > 0xffff {
 				ph.Text = ph.Text[:0xffff]
 			}

@@ -19,17 +19,18 @@ func TestICMCacheKeys(t *testing.T) {
 	digest := [32]byte{1, 2, 3}
 	findings := []icm.Finding{{Rule: icm.RulePlaceholder, Severity: icm.SeverityWarning, Path: "a.md", Line: 3, Message: "m"}}
 	withPH := icm.MarkdownFacts{Lines: 9, Placeholders: []icm.Placeholder{{Line: 2, Text: `"{{X}}"`, More: 1}}}
-	facts := []factEntry{{id: Hash{1}, facts: icm.MarkdownFacts{Lines: 4}}, {id: Hash{2}, facts: withPH}, {id: Hash{3}, facts: icm.MarkdownFacts{Truncated: true}}}
-	if err := writeICMCache(dir, digest, findings, facts); err != nil {
+	facts := []factRecord{{id: Hash{1}, lines: 4}, {id: Hash{2}, lines: 9}, {id: Hash{3}, truncated: true}}
+	want := []icm.MarkdownFacts{{Lines: 4}, withPH, {Truncated: true}}
+	if err := writeICMCache(dir, digest, findings, facts, map[int][]icm.Placeholder{1: withPH.Placeholders}); err != nil {
 		t.Fatal(err)
 	}
 	c := loadICMCache(dir)
 	if c == nil || c.digest != digest || !reflect.DeepEqual(c.findings, findings) {
 		t.Fatalf("round trip: %+v", c)
 	}
-	for _, fe := range facts {
-		if got, ok := c.lookup(fe.id); !ok || !reflect.DeepEqual(got, fe.facts) {
-			t.Errorf("lookup %x = %+v, %v; want %+v", fe.id[:1], got, ok, fe.facts)
+	for i, fr := range facts {
+		if got, ok := c.lookup(fr.id); !ok || !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("lookup %x = %+v, %v; want %+v", fr.id[:1], got, ok, want[i])
 		}
 	}
 	if _, ok := c.lookup(Hash{4}); ok {

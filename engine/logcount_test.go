@@ -67,3 +67,40 @@ func TestLogCounts(t *testing.T) {
 		t.Errorf("first version: +%d ~%d -%d, want +%d (every file of the template)", first.Added, first.Modified, first.Deleted, ws.Files)
 	}
 }
+
+// TestBuildTreeIsApplyChanges: an import's trees, built from its sorted
+// files, are those applyChanges writes on an empty base.
+func TestBuildTreeIsApplyChanges(t *testing.T) {
+	ctx := context.Background()
+	id := engine.Hash{1}
+	tests := []struct {
+		name  string
+		paths []string
+	}{
+		{"one file", []string{"a"}},
+		{"siblings sharing a prefix", []string{"a-b", "a/b", "a/c/d", "a.c", "a0", "b/a"}},
+		{"deep", []string{"x/y/z/1", "x/y/z/2", "x/y/3", "x/4", "5"}},
+		{"many", func() []string {
+			var ps []string
+			for i := range 300 {
+				ps = append(ps, fmt.Sprintf("s%d/t%d/f%d.md", i%7, i%13, i))
+			}
+			return ps
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]engine.Hash{}
+			for _, p := range tt.paths {
+				files[p] = id
+			}
+			built, applied, err := engine.TreesForTest(ctx, backends()[1].open(t), files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if built != applied {
+				t.Errorf("buildTree %s, applyChanges %s", built, applied)
+			}
+		})
+	}
+}
