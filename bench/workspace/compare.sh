@@ -20,7 +20,7 @@
 #
 # Environment: REPS (default 5; the slow operations run SLOW_REPS, default
 # 5; corpora of BIG_FILES files or more, default 50000, run BIG_REPS,
-# default 3, of every operation), GOSRC (tree to copy, default
+# default 3, and of import and checkout BIG_SLOW_REPS, default 1), GOSRC (tree to copy, default
 # $(go env GOROOT)/src), TV_BIN (use this
 # tv binary instead of building one), KEEP=1 keeps the work directory,
 # WORK=dir uses (and keeps) dir.
@@ -30,6 +30,7 @@ REPS=${REPS:-5}
 SLOW_REPS=${SLOW_REPS:-5}
 BIG_FILES=${BIG_FILES:-50000}
 BIG_REPS=${BIG_REPS:-3}
+BIG_SLOW_REPS=${BIG_SLOW_REPS:-1}
 CORPORA=${CORPORA:-gosrc icm:1000 icm:10000 icm:100000}
 RSS_LIMIT_KB=$((${RSS_LIMIT_MIB:-80} * 1024)) # every tv run stays under this (default 80 MiB)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -172,7 +173,7 @@ bench() {
 	local nfiles nbytes reps=$REPS slow=$SLOW_REPS
 	nfiles=$(find "$tree" -type f | wc -l)
 	nbytes=$(du -sk "$tree" | cut -f1)
-	if ((nfiles >= BIG_FILES)); then reps=$BIG_REPS slow=$BIG_REPS; fi
+	if ((nfiles >= BIG_FILES)); then reps=$BIG_REPS slow=$BIG_SLOW_REPS; fi
 	log "tree: $nfiles files, $((nbytes / 1024)) MiB on disk"
 
 	# ---- import
