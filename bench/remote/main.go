@@ -181,7 +181,7 @@ func run() error {
 		}))
 	}
 	tvDir, gitDir := filepath.Join(work, "tvco-0"), filepath.Join(work, "gitco-0")
-	e.must(renv, e.tv, "workspace", "status", tvDir)
+	e.must(renv, e.tv, "workspace", "walk-test", tvDir) // warms the stat cache, as git status would
 	for r := range *reps {
 		f := "stages/01-research/references/bulk/d000/f000.md"
 		os.WriteFile(filepath.Join(tvDir, f), []byte(fmt.Sprintf("tv change %d\n", r)), 0o644)
