@@ -60,6 +60,7 @@ type Remote struct {
 	mu       sync.Mutex
 	listed   map[string]engine.Hash // the server's refs, nil until listed
 	caps     *capability.List       // receive-pack's, set by a push
+	upCaps   *capability.List       // upload-pack's, from the last listing
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
@@ -174,7 +175,13 @@ func (r *Remote) start(ctx context.Context) error {
 		}
 		h = r.listed[VaultIDRef]
 	}
-	if err := r.fetch(ctx, []engine.Hash{h}); err != nil {
+	// One round for the identity and the grants, which nearly every
+	// command reads next.
+	first := map[string]engine.Hash{VaultIDRef: h}
+	if a, ok := r.listed[engine.AccessRef]; ok {
+		first[engine.AccessRef] = a
+	}
+	if err := r.ensure(ctx, first); err != nil {
 		return err
 	}
 	b, err := r.cache.readIDBlob(h)
@@ -186,7 +193,6 @@ func (r *Remote) start(ctx context.Context) error {
 		return fmt.Errorf("%w: %s: %s carries no vault id", ErrNotVault, r.loc.URL, VaultIDRef)
 	}
 	r.id = id
-	r.mirror(ctx, map[string]engine.Hash{VaultIDRef: h})
 	return nil
 }
 
@@ -301,6 +307,11 @@ func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
 		return nil, err
 	}
 	defer sess.Close()
+	if len(adv.References) > 0 {
+		r.mu.Lock()
+		r.upCaps = adv.Capabilities
+		r.mu.Unlock()
+	}
 	refs, err := advRefs(adv)
 	if err != nil {
 		return nil, err
@@ -418,12 +429,30 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 // one upload-pack request with the cache's refs as haves, its pack stored
 // with its index in the cache.
 func (r *Remote) fetch(ctx context.Context, wants []engine.Hash) error {
-	sess, adv, err := r.uploadSession(ctx)
-	if err != nil {
-		return err
+	// The listing's capabilities serve every later fetch: over http a
+	// fresh session then costs one POST (no second GET of info/refs); over
+	// ssh and file the session reads the advertisement on its connection.
+	r.mu.Lock()
+	caps := r.upCaps
+	r.mu.Unlock()
+	var sess transport.UploadPackSession
+	if caps != nil {
+		auth, err := r.sessionAuth()
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+		}
+		if sess, err = r.cli.NewUploadPackSession(r.ep, auth); err != nil {
+			return r.transportError("fetch", err)
+		}
+	} else {
+		s, adv, err := r.uploadSession(ctx)
+		if err != nil {
+			return err
+		}
+		sess, caps = s, adv.Capabilities
 	}
 	defer sess.Close()
-	req := packp.NewUploadPackRequestFromCapabilities(adv.Capabilities)
+	req := packp.NewUploadPackRequestFromCapabilities(caps)
 	// A self-contained pack, without interleaved progress: the cache
 	// indexes exactly what arrives.
 	for _, c := range []capability.Capability{capability.ThinPack, capability.Sideband, capability.Sideband64k} {
