@@ -77,7 +77,11 @@ func matcherModes(t *testing.T, pattern string) (map[string]*lineMatcher, []stri
 		}
 		modes["prefilter-raw"] = m.init()
 	}
-	if w, err := regexp.Compile(lineSafe(parsed).String()); err == nil {
+	safe := lineSafe(parsed)
+	if seq := newClassSeq(safe); seq != nil {
+		modes["classseq"] = (&lineMatcher{mode: modeClassSeq, re: re, seq: seq}).init()
+	}
+	if w, err := regexp.Compile(safe.String()); err == nil {
 		modes["whole"] = (&lineMatcher{mode: modeWhole, re: re, whole: w}).init()
 	} else {
 		t.Errorf("line-safe rewrite of %q does not compile: %v", pattern, err)
@@ -211,7 +215,8 @@ func TestModeSelection(t *testing.T) {
 		{`^\s*[a-z]+\s*$`, false, modePerLine},
 		{`^\s*//\s*$`, false, modePrefilter},
 		{`^a|\Ab`, false, modePerLine},
-		{`[0-9]{9}[a-f]{3}`, false, modeWhole},
+		{`[0-9]{9}[a-f]{3}`, false, modeClassSeq},
+		{`[0-9]+[a-f]`, false, modeWhole},
 		{`(?i)close`, false, modeWhole},
 		{`\Aab\z`, false, modePrefilter},
 	}
