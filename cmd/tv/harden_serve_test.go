@@ -176,3 +176,35 @@ func TestHiddenBadEntriesNotNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPServeUnboundFailsClosed: a scoped server whose workspace cannot
+// be resolved — unknown, invisible to the user, or nobody logged in —
+// starts, lists no tools, refuses every call with the reason, and its
+// instructions say why and what to do (the README's not-found and
+// not-logged-in fail-closed reasons).
+func TestMCPServeUnboundFailsClosed(t *testing.T) {
+	e := newVSEnv(t)
+	e.setup()
+	for _, c := range []struct{ name, user, ws, reason, advice string }{
+		{"unknown workspace", "alice", "nosuch", "not-found", "tv workspace list"},
+		{"invisible workspace", "bob", "demo", "not-found", "tv workspace list"},
+		{"not logged in", "dave", "demo", "not-logged-in", "tv login"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := e.serve(c.user, "", "--workspace", c.ws, "--stage", "stages/01-research")
+			if got := s.names(t); len(got) != 0 {
+				t.Fatalf("tools %v", got)
+			}
+			ins := s.cs.InitializeResult().Instructions
+			for _, w := range []string{"NO TOOLS", c.reason, c.advice} {
+				if !strings.Contains(ins, w) {
+					t.Fatalf("instructions %q lack %q", ins, w)
+				}
+			}
+			s.call(t, "vault_file_read", map[string]any{"path": "CLAUDE.md"}).refused(t, "fail-closed", c.reason)
+			if r := e.lastEvidence(); r.Result != "fail-closed" || r.Reason != c.reason {
+				t.Fatalf("evidence %+v", r)
+			}
+		})
+	}
+}
