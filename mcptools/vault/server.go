@@ -42,14 +42,14 @@ type Config struct {
 
 // Server is the `tv mcp serve` tool server.
 type Server struct {
-	cfg       Config
-	eng       *engine.Engine
-	ws        *Repository // the scoped workspace; nil when unscoped
-	stage     string      // "stages/NN-slug" when scoped
+	cfg   Config
+	eng   *engine.Engine
+	ws    *Repository // the scoped workspace; nil when unscoped
+	stage string      // "stages/NN-slug" when scoped
 	// unbound is why the scoped workspace could not be resolved at start
 	// (not logged in, not found, ambiguous); the server then serves with
 	// no tools and explains it, and ws holds the id or name asked for.
-	unbound error
+	unbound   error
 	tools     []tool
 	validator *mcptools.Validator
 	mcp       *mcptools.Dispatcher
