@@ -42,14 +42,10 @@ type Config struct {
 
 // Server is the `tv mcp serve` tool server.
 type Server struct {
-	cfg   Config
-	eng   *engine.Engine
-	ws    *Repository // the scoped workspace; nil when unscoped
-	stage string      // "stages/NN-slug" when scoped
-	// unbound is why the scoped workspace could not be resolved at start
-	// (not logged in, not found, ambiguous); the server then serves with
-	// no tools and explains it, and ws holds the id or name asked for.
-	unbound   error
+	cfg       Config
+	eng       *engine.Engine
+	ws        *Repository // the scoped workspace; nil when unscoped
+	stage     string      // "stages/NN-slug" when scoped
 	tools     []tool
 	validator *mcptools.Validator
 	mcp       *mcptools.Dispatcher
@@ -58,6 +54,11 @@ type Server struct {
 	mu      sync.Mutex
 	state   *ScopeState
 	checked time.Time
+
+	// unbound is why the scoped workspace could not be resolved at start
+	// (not logged in, not found, ambiguous); the server then serves with
+	// no tools and explains it, and ws holds the id or name asked for.
+	unbound error
 }
 
 // tool pairs a spec with the rank it needs on the stage (scoped tools)
