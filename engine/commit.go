@@ -200,7 +200,7 @@ func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason 
 		// file/folder clash), which nobody has judged yet.
 		findings, err := validateCombined(ctx, e.vault, hc.Tree, changes, p.disk.FS())
 		if err != nil {
-			return ZeroHash, nil, err
+			return ZeroHash, nil, e.hideFromActor(ctx, p.WorkspaceID, err)
 		}
 		if icm.HasErrors(findings) {
 			return ZeroHash, nil, &InvalidTreeError{Findings: findings, OnTopOf: head}
