@@ -52,6 +52,9 @@ const (
 	// MaxCommitRetries bounds how often a commit re-applies itself on top
 	// of a head that moved without touching its paths.
 	MaxCommitRetries = 8
+	// MaxBehindVersions bounds how many versions walk-test counts back
+	// from the head to a checkout's baseline.
+	MaxBehindVersions = 10_000
 )
 
 // History limits.

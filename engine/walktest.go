@@ -34,12 +34,18 @@ type Plan struct {
 	DeletedDirs   []string      `json:"deleted_folders"`
 	Findings      []icm.Finding `json:"findings"`
 	Valid         bool          `json:"valid"`
+	// Behind is set when the workspace's head is not the baseline: how
+	// far the checkout is behind and which files it lacks.
+	Behind *Behind `json:"behind,omitempty"`
 
-	base      *base
-	disk      *snapshot
-	refreshed bool                 // some file was hashed: the cache vouched for too little
-	rebased   bool                 // a commit recorded its version in the manifest (log) and cache
-	changed   map[string]*diskFile // the added and modified files
+	// diskFindings are the findings of the checkout's own stored tree,
+	// before judgeStored combines it with what it does not hold.
+	diskFindings []icm.Finding
+	base         *base
+	disk         *snapshot
+	refreshed    bool                 // some file was hashed: the cache vouched for too little
+	rebased      bool                 // a commit recorded its version in the manifest (log) and cache
+	changed      map[string]*diskFile // the added and modified files
 }
 
 // Changed reports whether the plan changes any file.
@@ -53,7 +59,10 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.disk.close()
+	defer p.disk.close()
+	if err := e.judge(ctx, p); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -78,7 +87,7 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 		return nil, err
 	}
 	p.classify()
-	p.Findings, err = icm.ValidateEntries(disk.FS(), disk.listing, icm.KnownTools())
+	p.Findings, err = validateStoredListing(disk.FS(), disk.listing)
 	if err != nil {
 		disk.close()
 		return nil, fmt.Errorf("validate %s: %w", dir, err)
@@ -89,6 +98,7 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 	if pf := p.pathFindings(); len(pf) > 0 {
 		p.Findings = sortFindings(append(p.Findings, pf...))
 	}
+	p.diskFindings = p.Findings
 	p.Valid = !icm.HasErrors(p.Findings)
 	if refresh && p.cacheStale() {
 		// An accelerator only: a failure costs speed, not truth.

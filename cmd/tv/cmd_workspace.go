@@ -46,6 +46,11 @@ func (a *app) workspaceCommand() *cli.Command {
 				Action:    a.action(a.runWalkTest),
 			},
 			{
+				Name: "status", Usage: "walk-test under the name a git user types: changes, findings, and how far behind the head",
+				UsageText: "tv workspace status DIR [--json]",
+				Action:    a.action(a.runWalkTest),
+			},
+			{
 				Name: "commit", Usage: "commit a checkout's changes as a new version, atomically",
 				UsageText: "tv workspace commit DIR --reason TEXT [--json]",
 				Flags:     []cli.Flag{&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (becomes the version's message)", Required: true}},
