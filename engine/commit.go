@@ -78,6 +78,9 @@ func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason s
 	// a second one must plan on what the first left.
 	if unlock, err := lockCheckout(dir); err == nil {
 		defer unlock()
+		if err := rollForward(dir); err != nil {
+			return nil, err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

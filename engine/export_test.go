@@ -26,3 +26,11 @@ func (e *Engine) CommitPlanForTest(ctx context.Context, p *Plan, reason string) 
 	}
 	return e.commitPlan(ctx, p, "", sig, reason)
 }
+
+// SetStageFaultForTest makes an update fail before staging its i-th file
+// when f returns an error; the returned func restores the default.
+func SetStageFaultForTest(f func(i int) error) (restore func()) {
+	old := stageFault
+	stageFault = f
+	return func() { stageFault = old }
+}

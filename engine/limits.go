@@ -57,6 +57,10 @@ const (
 	MaxBehindVersions = 10_000
 )
 
+// MaxMergeBytes bounds each version of a file that `tv workspace update
+// --merge` merges as text (and `tv workspace diff` compares line by line).
+const MaxMergeBytes = 8 << 20 // 8 MiB
+
 // History limits.
 const (
 	// DefaultLogLimit is how many versions `tv workspace log` shows.

@@ -112,7 +112,7 @@ func (e *Engine) judgeStored(ctx context.Context, p *Plan, tree Hash) error {
 		return fmt.Errorf("validate the tree a commit of %s would store: %w", p.Dir, err)
 	}
 	for _, f := range p.diskFindings {
-		if f.Rule == icm.RuleFileType || f.Rule == icm.RuleGitkeep || f.Rule == RulePathRules {
+		if f.Rule == icm.RuleFileType || f.Rule == icm.RuleGitkeep || f.Rule == RulePathRules || f.Rule == RuleConflict {
 			combined = append(combined, f)
 		}
 	}

@@ -55,6 +55,11 @@ func (p *Plan) Changed() bool { return len(p.Added)+len(p.Modified)+len(p.Delete
 // and returns the change plan. It never writes to the vault; in the
 // checkout it refreshes only its own stat cache.
 func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
+	// An update interrupted after its journal is completed first: the
+	// plan must describe the files as the manifest does.
+	if err := recoverUpdate(dir); err != nil {
+		return nil, err
+	}
 	p, err := planCheckout(ctx, dir, true)
 	if err != nil {
 		return nil, err
@@ -97,6 +102,9 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 	}
 	if pf := p.pathFindings(); len(pf) > 0 {
 		p.Findings = sortFindings(append(p.Findings, pf...))
+	}
+	if cf := p.conflictFindings(); len(cf) > 0 {
+		p.Findings = sortFindings(append(p.Findings, cf...))
 	}
 	p.diskFindings = p.Findings
 	p.Valid = !icm.HasErrors(p.Findings)

@@ -82,7 +82,7 @@ func myers(a, b [][]byte, offA, offB int) []Match {
 	// kept only for diagonals -d..d (memory O(D²), bounded by the limit).
 	var trace [][]int
 	v := []int{0, 0, 0} // step 0 reads diagonal 1
-	off := 1         // index of diagonal 0 in v
+	off := 1            // index of diagonal 0 in v
 	for d := 0; d <= limit; d++ {
 		trace = append(trace, v)
 		next := make([]int, 2*d+3)

@@ -170,7 +170,7 @@ func TestMerge(t *testing.T) {
 	base := "a\nb\nc\nd\ne\n"
 	tests := []struct {
 		name, ours, theirs, want string
-		conflicts               int
+		conflicts                int
 	}{
 		{"ours only", "a\nB\nc\nd\ne\n", base, "a\nB\nc\nd\ne\n", 0},
 		{"theirs only", base, "a\nb\nc\nD\ne\n", "a\nb\nc\nD\ne\n", 0},
