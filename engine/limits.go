@@ -61,6 +61,10 @@ const (
 // --merge` merges as text (and `tv workspace diff` compares line by line).
 const MaxMergeBytes = 8 << 20 // 8 MiB
 
+// MaxDiffBytes bounds the hunk lines `tv workspace diff` prints (text or
+// --json); files past it are listed without their hunks.
+const MaxDiffBytes = 4 << 20 // 4 MiB
+
 // History limits.
 const (
 	// DefaultLogLimit is how many versions `tv workspace log` shows.

@@ -10,12 +10,19 @@ import (
 // begins with ' ', '-' or '+' and has no newline; a line that had none in
 // its text is followed by NoNewline.
 type Hunk struct {
-	OldStart int      `json:"old_start"`
-	OldLines int      `json:"old_lines"`
-	NewStart int      `json:"new_start"`
-	NewLines int      `json:"new_lines"`
-	Lines    []string `json:"lines"`
+	OldStart int `json:"old_start"`
+	OldLines int `json:"old_lines"`
+	NewStart int `json:"new_start"`
+	NewLines int `json:"new_lines"`
+	// Section is the line git prints after the header: the nearest line
+	// above the hunk that starts with a letter, '_' or '$' (git's default
+	// "function" heading), cut to MaxSectionBytes.
+	Section string   `json:"section,omitempty"`
+	Lines   []string `json:"lines"`
 }
+
+// MaxSectionBytes bounds a hunk's Section, as git bounds it.
+const MaxSectionBytes = 80
 
 // NoNewline is the line a unified diff writes after a line that ends its
 // text without a newline.
@@ -77,7 +84,7 @@ func Hunks(a, b []byte, context int) []Hunk {
 			}
 			end = run
 		}
-		h := Hunk{OldStart: ops[start].a + 1, NewStart: ops[start].b + 1}
+		h := Hunk{OldStart: ops[start].a + 1, NewStart: ops[start].b + 1, Section: section(la, ops[start].a)}
 		for _, o := range ops[start:end] {
 			switch o.kind {
 			case ' ':
@@ -105,9 +112,28 @@ func Hunks(a, b []byte, context int) []Hunk {
 	return hunks
 }
 
-// Header is the hunk's "@@ -a,b +c,d @@" line.
+// section finds the heading for a hunk starting at line i of a.
+func section(a [][]byte, i int) string {
+	for i--; i >= 0; i-- {
+		l := a[i]
+		if len(l) == 0 {
+			continue
+		}
+		if c := l[0]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' {
+			l = bytes.TrimRight(l, " \t\r\n")
+			return string(l[:min(len(l), MaxSectionBytes)])
+		}
+	}
+	return ""
+}
+
+// Header is the hunk's "@@ -a,b +c,d @@ section" line.
 func (h Hunk) Header() string {
-	return fmt.Sprintf("@@ -%s +%s @@", span(h.OldStart, h.OldLines), span(h.NewStart, h.NewLines))
+	s := fmt.Sprintf("@@ -%s +%s @@", span(h.OldStart, h.OldLines), span(h.NewStart, h.NewLines))
+	if h.Section != "" {
+		s += " " + h.Section
+	}
+	return s
 }
 
 func span(start, n int) string {
