@@ -51,6 +51,18 @@ func (a *app) workspaceCommand() *cli.Command {
 				Action:    a.action(a.runWalkTest),
 			},
 			{
+				Name: "update", Usage: "bring a checkout to its workspace's head, keeping local changes; atomic",
+				UsageText: "tv workspace update [DIR] [--merge] [--json]",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "merge", Usage: "merge files changed here and upstream as text (conflict markers where both changed the same lines)"}},
+				Action:    a.action(a.runUpdate),
+			},
+			{
+				Name: "diff", Usage: "show a checkout's changes as a unified diff against its baseline (or the head)",
+				UsageText: "tv workspace diff [DIR] [PATH...] [--head] [--json]",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "head", Usage: "compare with the workspace's current head instead of the baseline"}},
+				Action:    a.action(a.runDiff),
+			},
+			{
 				Name: "commit", Usage: "commit a checkout's changes as a new version, atomically",
 				UsageText: "tv workspace commit DIR --reason TEXT [--json]",
 				Flags:     []cli.Flag{&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (becomes the version's message)", Required: true}},
