@@ -63,7 +63,7 @@ func (e *Engine) Diff(ctx context.Context, dir string, opts DiffOptions) (*DiffR
 	if err := recoverUpdate(dir); err != nil {
 		return nil, err
 	}
-	p, err := planCheckout(ctx, dir, true)
+	p, err := scanPlan(ctx, dir, true)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func (e *Engine) Update(ctx context.Context, dir string, opts UpdateOptions) (*U
 	if err := rollForward(dir); err != nil {
 		return nil, err
 	}
-	p, err := planCheckout(ctx, dir, false)
+	p, err := scanPlan(ctx, dir, false)
 	if err != nil {
 		return nil, err
 	}

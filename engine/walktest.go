@@ -75,6 +75,20 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 // refresh, a stat cache that was missing or vouched for too little is
 // written (a commit writes its own, once, after the new version).
 func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) {
+	p, err := scanPlan(ctx, dir, refresh)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.validate(); err != nil {
+		p.disk.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// scanPlan is planCheckout without the ICM validation: the changes only
+// (what update and diff need).
+func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	// The manifest (or the cache that copies it) comes first: a directory
 	// that is not a checkout is refused before anything is scanned.
 	b, err := loadBase(dir)
@@ -92,13 +106,27 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 		return nil, err
 	}
 	p.classify()
-	p.Findings, err = validateStoredListing(disk.FS(), disk.listing)
-	if err != nil {
-		disk.close()
-		return nil, fmt.Errorf("validate %s: %w", dir, err)
+	if refresh && p.cacheStale() {
+		// An accelerator only: a failure costs speed, not truth.
+		_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
 	}
-	if len(m.Scope) > 0 {
-		p.Findings = scopedFindings(p.Findings, m.Scope)
+	if err := ctx.Err(); err != nil {
+		disk.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// validate judges the checkout's own stored tree: ICM rules, path rules,
+// unresolved merge conflicts.
+func (p *Plan) validate() error {
+	var err error
+	p.Findings, err = validateStoredListing(p.disk.FS(), p.disk.listing)
+	if err != nil {
+		return fmt.Errorf("validate %s: %w", p.Dir, err)
+	}
+	if scope := p.base.header.Scope; len(scope) > 0 {
+		p.Findings = scopedFindings(p.Findings, scope)
 	}
 	if pf := p.pathFindings(); len(pf) > 0 {
 		p.Findings = sortFindings(append(p.Findings, pf...))
@@ -108,11 +136,7 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 	}
 	p.diskFindings = p.Findings
 	p.Valid = !icm.HasErrors(p.Findings)
-	if refresh && p.cacheStale() {
-		// An accelerator only: a failure costs speed, not truth.
-		_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
-	}
-	return p, ctx.Err()
+	return nil
 }
 
 // cacheStale reports whether the stat cache should be written afresh: it
