@@ -33,6 +33,10 @@ type CommitResult struct {
 	// commit was applied on top of it (no file of the commit had changed
 	// upstream).
 	OnTopOf Hash `json:"on_top_of,omitempty"`
+	// Behind: the checkout does not hold every file of the new version
+	// (others changed them upstream); it keeps its baseline, and
+	// `tv workspace update` brings those files in.
+	Behind bool `json:"behind"`
 }
 
 // ConflictError lists the paths that changed upstream since the checkout's
@@ -163,7 +167,7 @@ func (e *Engine) commitPlan(ctx context.Context, p *Plan, workspaceID string, si
 		// version become its baseline.
 		recorded := version
 		if head != p.Baseline && (p.Behind == nil || p.Behind.Head != head || len(p.Behind.Files) > 0) {
-			recorded = p.Baseline
+			recorded, res.Behind = p.Baseline, true
 		}
 		if err := p.rebase(recorded); err != nil {
 			return nil, fmt.Errorf("version %s was committed, but the manifest of %s could not be updated (check out again): %w", version.Short(), dir, err)

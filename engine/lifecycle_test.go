@@ -53,7 +53,9 @@ func TestBehindAfterReapply(t *testing.T) {
 		write(t, filepath.Join(dirs[0], "_config", "voice.md"), "voice from c1\n")
 		must[*engine.CommitResult](t)(e.Commit(ctx, dirs[0], "c1 voice"))
 		write(t, filepath.Join(dirs[1], "shared", "notes.md"), "notes from c2\n")
-		must[*engine.CommitResult](t)(e.Commit(ctx, dirs[1], "c2 notes"))
+		if res := must[*engine.CommitResult](t)(e.Commit(ctx, dirs[1], "c2 notes")); !res.Behind {
+			t.Fatalf("commit result does not say the checkout is behind: %+v", res)
+		}
 		checkBehindAfterReapply(t, e, dirs[1], readFile(t, filepath.Join(dirs[1], "_config", "voice.md")) == "voice from c1\n")
 	})
 }

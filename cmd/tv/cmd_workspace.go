@@ -221,6 +221,9 @@ func (a *app) runCommit(ctx context.Context, cmd *cli.Command) error {
 		if !res.OnTopOf.IsZero() {
 			fmt.Fprintf(w, "(applied on top of %s: the workspace had moved, no file of this commit had)\n", res.OnTopOf.Short())
 		}
+		if res.Behind {
+			fmt.Fprintf(w, "this checkout lacks files others changed upstream: run `tv workspace update %s`\n", cmd.Args().First())
+		}
 	})
 }
 
