@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
 )
 
@@ -42,6 +43,11 @@ var errorKinds = []struct {
 	{errNotTVEntry, ExitConflict, "conflict"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
+	// tv hook: a refused push (its lines are the report), a bad repository.
+	{hook.ErrPushRefused, ExitRefused, "refused"},
+	{hook.ErrUsage, ExitUsage, "usage"},
+	{hook.ErrNotBare, ExitRefused, "refused"},
+	{hook.ErrHookExists, ExitConflict, "conflict"},
 	// tv mcp doctor: a check failed (its report says which and why).
 	{errCheckFailed, ExitInternal, "check_failed"},
 }

@@ -30,6 +30,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.templateCommand(),
 			a.accessCommand(),
 			a.mcpCommand(),
+			a.hookCommand(),
 		},
 	}
 	forEachCommand(root, func(c *cli.Command) {
