@@ -15,6 +15,10 @@ import (
 // merge conflict markers by `tv workspace update --merge`.
 const RuleConflict = "conflict"
 
+// RuleVault is the id of the warning that walk-test could not read the
+// workspace in the vault, so it judged the checkout on its own.
+const RuleVault = "vault"
+
 // Behind says how far a checkout is behind its workspace's head.
 type Behind struct {
 	// Head is the workspace's current head.

@@ -53,7 +53,7 @@ type DiffResult struct {
 // Diff compares checkout dir with its baseline (or, with opts.Head, with
 // its workspace's current head), file by file, as a unified diff. Output
 // is bounded: past MaxDiffBytes of hunk lines, files are listed without
-// hunks. It writes nothing but the stat cache, as walk-test.
+// hunks. It writes nothing (an update it finds interrupted is completed first).
 func (e *Engine) Diff(ctx context.Context, dir string, opts DiffOptions) (*DiffResult, error) {
 	for _, p := range opts.Paths {
 		if err := CheckPath(p); err != nil {
@@ -63,7 +63,7 @@ func (e *Engine) Diff(ctx context.Context, dir string, opts DiffOptions) (*DiffR
 	if err := recoverUpdate(dir); err != nil {
 		return nil, err
 	}
-	p, err := scanPlan(ctx, dir, true)
+	p, err := scanPlan(ctx, dir, false)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,12 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 	}
 	defer p.disk.close()
 	if err := e.judge(ctx, p); err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The checkout is judged on its own; commit will need the vault.
+		p.Findings = sortFindings(append(p.Findings, icm.Finding{Rule: RuleVault, Severity: icm.SeverityWarning,
+			Message: fmt.Sprintf("could not read the workspace in the vault (%v): whether this checkout is behind, and the tree a commit would store beyond it, were not checked", err)}))
 	}
 	return p, nil
 }
