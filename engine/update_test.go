@@ -225,6 +225,29 @@ func TestUpdateRefusals(t *testing.T) {
 		}
 		sameSnapshot(t, before, snapshot(t, bco))
 	})
+	t.Run("workspace renamed", func(t *testing.T) {
+		// A head whose name trailer changed (as another client may write
+		// it): the checkout is bound to the id, and updates.
+		info := must[[]engine.Info](t)(e.Workspaces(ctx))[0]
+		c := must[*engine.Commit](t)(v.ReadCommit(ctx, info.Head))
+		c.Parents = []engine.Hash{info.Head}
+		c.Message = strings.Replace(c.Message, "Tv-Name: demo", "Tv-Name: renamed", 1)
+		w := must[engine.ObjectWriter](t)(v.NewObjectWriter(ctx))
+		renamed := must[engine.Hash](t)(w.WriteCommit(c))
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.UpdateRefs(ctx, engine.RefUpdate{Name: engine.WorkspaceRefPrefix + info.ID, Old: info.Head, New: renamed}); err != nil {
+			t.Fatal(err)
+		}
+		if must[[]engine.Info](t)(e.Workspaces(ctx))[0].Name != "renamed" {
+			t.Fatal("rename did not take")
+		}
+		res := must[*engine.UpdateResult](t)(e.Update(ctx, co, engine.UpdateOptions{}))
+		if res.To != renamed || readFile(t, filepath.Join(co, "_config/voice.md")) != "newer voice\n" {
+			t.Fatalf("update of a renamed workspace: %+v", res)
+		}
+	})
 	t.Run("workspace deleted", func(t *testing.T) {
 		info := must[[]engine.Info](t)(e.Workspaces(ctx))[0]
 		before := snapshot(t, co)
