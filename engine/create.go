@@ -144,7 +144,13 @@ func (e *Engine) precreate(ctx context.Context, k Kind, name string) (*access, e
 }
 
 func (e *Engine) createFromSource(ctx context.Context, k Kind, name string, src *source, reason, template string) (*Created, error) {
-	findings, err := validateSourceFS(src.fsys)
+	var findings []icm.Finding
+	var err error
+	if src.listing != nil {
+		findings, err = validateStoredListing(src.fsys, src.listing)
+	} else {
+		findings, err = validateSourceFS(src.fsys)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +194,7 @@ func (e *Engine) writeFiles(ctx context.Context, w ObjectWriter, files []sourceF
 		changes = append(changes, change{Path: f.path, Mode: f.mode, ID: id})
 		e.progress("write", int64(i+1), int64(len(files)))
 	}
-	tree, err := applyChanges(ctx, e.vault, w, ZeroHash, changes)
+	tree, err := buildTree(ctx, w, changes)
 	return tree, total, err
 }
 

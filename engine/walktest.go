@@ -37,6 +37,9 @@ type Plan struct {
 	// Behind is set when the workspace's head is not the baseline: how
 	// far the checkout is behind and which files it lacks.
 	Behind *Behind `json:"behind,omitempty"`
+	// Ignored is how many entries .gitignore rules (and .git/info/exclude)
+	// left out of the plan: neither planned nor committed.
+	Ignored int `json:"ignored"`
 
 	// diskFindings are the findings of the checkout's own stored tree,
 	// before judgeStored combines it with what it does not hold.
@@ -100,12 +103,16 @@ func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	disk, err := scanCheckout(dir, b)
+	filter, err := newCheckoutFilter(dir)
+	if err != nil {
+		return nil, err
+	}
+	disk, err := scanCheckout(dir, b, filter)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
 	}
 	m := &b.header
-	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, base: b, disk: disk}
+	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, Ignored: disk.ignored, base: b, disk: disk}
 	if err := p.hashDirty(); err != nil {
 		disk.close()
 		return nil, err
@@ -125,10 +132,14 @@ func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 // validate judges the checkout's own stored tree: ICM rules, path rules,
 // unresolved merge conflicts.
 func (p *Plan) validate() error {
+	kept, dropped := storedListing(p.disk.listing)
 	var err error
-	p.Findings, err = validateStoredListing(p.disk.FS(), p.disk.listing)
+	p.Findings, err = validateCheckout(p.Dir, p.disk, kept)
 	if err != nil {
 		return fmt.Errorf("validate %s: %w", p.Dir, err)
+	}
+	if len(dropped) > 0 {
+		p.Findings = sortFindings(append(slices.Clip(p.Findings), droppedFindings(dropped)...))
 	}
 	if scope := p.base.header.Scope; len(scope) > 0 {
 		p.Findings = scopedFindings(p.Findings, scope)
