@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 
+	"github.com/thalix/tv/checkfmt"
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
 )
@@ -48,6 +50,14 @@ var errorKinds = []struct {
 	{hook.ErrUsage, ExitUsage, "usage"},
 	{hook.ErrNotBare, ExitRefused, "refused"},
 	{hook.ErrHookExists, ExitConflict, "conflict"},
+	// tv check, import --rev: git repositories (gitwork).
+	{gitwork.ErrNotRepository, ExitNotFound, "not_found"},
+	{gitwork.ErrNoGit, ExitNotFound, "not_found"},
+	{gitwork.ErrBadRevision, ExitNotFound, "not_found"},
+	{gitwork.ErrBroken, ExitRefused, "refused"},
+	{gitwork.ErrSubmodule, ExitRefused, "refused"},
+	{gitwork.ErrTooLarge, ExitRefused, "refused"},
+	{checkfmt.ErrFormat, ExitUsage, "usage"},
 	// tv mcp doctor: a check failed (its report says which and why).
 	{errCheckFailed, ExitInternal, "check_failed"},
 }

@@ -27,6 +27,7 @@ func (a *app) rootCommand() *cli.Command {
 			a.whoamiCommand(),
 			a.vaultCommand(),
 			a.workspaceCommand(),
+			a.checkCommand(),
 			a.templateCommand(),
 			a.accessCommand(),
 			a.mcpCommand(),
