@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,8 +47,9 @@ func TestRemoteCommitKilled(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Duration(rand.IntN(400)) * time.Millisecond)
-		killGroup(t, c.Process.Pid)
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 		c.Wait()
+		waitGroupGone(t, c.Process.Pid)
 		after := gitservertest.Git(t, repo, "rev-parse", ref)
 		if after != before {
 			if parent := gitservertest.Git(t, repo, "rev-parse", after+"^"); parent != before {
@@ -127,16 +129,38 @@ func TestRemoteFileAndPath(t *testing.T) {
 	gitservertest.Git(t, repo, "fsck", "--strict")
 }
 
-// killGroup SIGKILLs process group pgid and waits (bounded) until no
-// member is left, so nothing of it can still move a ref afterwards.
-func killGroup(t *testing.T, pgid int) {
+// waitGroupGone waits (bounded) until no live process of group pgid is
+// left (zombies do not count: they can no longer move a ref), so nothing
+// of a killed commit can land during a later round.
+func waitGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	syscall.Kill(-pgid, syscall.SIGKILL)
 	for range 500 {
-		if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+		if !groupAlive(pgid) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("process group %d still alive 5 s after SIGKILL", pgid)
+	t.Fatalf("process group %d still running 5 s after SIGKILL", pgid)
+}
+
+// groupAlive reports whether /proc lists a process of group pgid that is
+// not a zombie.
+func groupAlive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces; cut after ')'.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
 }
