@@ -3,10 +3,9 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var workspaceListSpec = Spec{
@@ -46,22 +45,7 @@ func (l *Local) workspaceList(ctx context.Context, raw json.RawMessage) (*mcp.Ca
 	if d.Problems == nil {
 		d.Problems = []string{}
 	}
-	return l.success(c.list[0], d, renderWorkspaceList(d))
-}
-
-func renderWorkspaceList(d workspaceListData) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d workspace(s) (checkouts from %s):\n", len(d.Workspaces), d.CheckoutSource)
-	for _, e := range d.Workspaces {
-		fmt.Fprintf(&b, "- %s\n  root: %s\n  %s\n", e.ID, e.Root, describeEntry(e))
-	}
-	for _, m := range d.Missing {
-		fmt.Fprintf(&b, "missing %s entry %s: %s\n", EnvWorkspacePaths, m.Path, m.Error)
-	}
-	for _, p := range d.Problems {
-		fmt.Fprintf(&b, "problem: %s\n", p)
-	}
-	return b.String()
+	return l.success(c.list[0], d)
 }
 
 func describeEntry(e WorkspaceEntry) string {

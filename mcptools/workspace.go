@@ -41,18 +41,6 @@ type WorkspaceRef struct {
 	Kind string `json:"kind"`
 }
 
-// appendJSON encodes the reference like encoding/json (see appendMessage).
-func (r WorkspaceRef) appendJSON(e *jsonEnc) error {
-	e.raw(`{"id":`)
-	e.str(r.ID)
-	e.raw(`,"root":`)
-	e.str(r.Root)
-	e.raw(`,"kind":`)
-	e.str(r.Kind)
-	e.raw("}")
-	return nil
-}
-
 var workspaceRefSchema = OpenObject(Schema{
 	"id":   Str(`workspace ID: "launch", "worktree:/abs/path" or "checkout:/abs/path"`),
 	"root": Str("absolute path of the workspace root"),

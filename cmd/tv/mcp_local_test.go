@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/thalix/tv/mcptools"
@@ -192,7 +191,7 @@ func (r *callResult) decode(t *testing.T, v any) {
 func TestMCPLocalProtocolVersions(t *testing.T) {
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
-	for _, v := range mcpgo.ValidProtocolVersions {
+	for _, v := range mcp.SupportedProtocolVersions() {
 		t.Run(v, func(t *testing.T) {
 			cs := e.start(dir, v)
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
@@ -406,7 +405,7 @@ func TestMCPLocalFileTools(t *testing.T) {
 		if d.Output != filepath.Join(dir, "src")+"\nerr\n" || d.ExitCode != 0 {
 			t.Fatalf("%+v", d)
 		}
-		call(t, cs, "execute_bash", map[string]any{"command": "echo failing; exit 4"}).failed(t, "exit 4", "failing")
+		call(t, cs, "execute_bash", map[string]any{"command": "echo failing; exit 4"}).failed(t, `"exit_code":4`, "failing")
 		call(t, cs, "execute_bash", map[string]any{"command": "exit 4", "allow_nonzero_exit": true}).ok(t).decode(t, &d)
 		if d.ExitCode != 4 {
 			t.Fatalf("%+v", d)

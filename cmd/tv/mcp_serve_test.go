@@ -452,7 +452,7 @@ func TestMCPServeUnscoped(t *testing.T) {
 	c.call(t, "vault_workspace_checkout", map[string]any{"workspace": "demo", "output_dir": co}).refused(t, "not empty")
 	c.call(t, "vault_workspace_checkout", map[string]any{"workspace": "demo", "output_dir": "relative"}).refused(t, "absolute")
 	// Scoped tools do not exist here at all.
-	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_file_info", Arguments: map[string]any{"path": "CLAUDE.md"}}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_file_info", Arguments: map[string]any{"path": "CLAUDE.md"}}); err == nil || !strings.Contains(err.Error(), `unknown tool "vault_file_info"`) {
 		t.Fatalf("vault_file_info unscoped: %v", err)
 	}
 }
