@@ -414,7 +414,7 @@ func TestMCPLocalFileTools(t *testing.T) {
 		call(t, cs, "execute_bash", map[string]any{"command": "true", "cwd": "../"}).failed(t, "..")
 		pidFile := filepath.Join(e.base, "grandchild.pid")
 		r := call(t, cs, "execute_bash", map[string]any{"command": "sleep 100 & echo $! > " + pidFile + "; wait", "timeout_seconds": 1})
-		r.failed(t, "timed out")
+		r.failed(t, `"timed_out":true`)
 		r.decode(t, &d)
 		if !d.TimedOut {
 			t.Fatalf("%+v", d)
