@@ -324,7 +324,7 @@ var workspaceEntrySchema = OpenObject(Schema{
 		"head":     Str(`HEAD commit id ("" on an unborn branch)`),
 		"detached": Bool("HEAD names a commit, not a branch"),
 	}, "branch", "head", "detached")),
-	"dirty":          Schema{"type": []string{"boolean", "null"}, "description": "uncommitted changes (git status); null when unknown or not git"},
+	"dirty":          Nullable(Bool("uncommitted changes (git status); null when unknown or not git")),
 	"dirty_note":     Str("why dirty is null"),
 	"guidance":       Str(`root guidance file: "AGENTS.md", else "CLAUDE.md", else ""`),
 	"has_guidance":   Bool("a root guidance file exists"),
