@@ -679,3 +679,25 @@ func TestMCPServeFailClosed(t *testing.T) {
 		t.Fatal("the token was never saved: the search above proves nothing")
 	}
 }
+
+// TestMCPServeIdleListChanged: a scope change is announced to an idle
+// client (no request after the change), with the SDK client's default
+// protocol (2026-07-28: on its subscriptions/listen stream) and with a 2025
+// one (issue 14: the announcement used to wait for the next request).
+func TestMCPServeIdleListChanged(t *testing.T) {
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			e := newVSEnv(t)
+			e.setup()
+			c := e.serve("alice", version, "--workspace", "demo", "--stage", "stages/01-research")
+			if got := c.names(t); len(got) != 5 {
+				t.Fatalf("visible %v", got)
+			}
+			e.setPolicy("alice", "stages/01-research", "vault_file_info", "vault_file_read")
+			c.waitChanged(t)
+			if got := c.names(t); len(got) != 2 {
+				t.Fatalf("visible after the change %v", got)
+			}
+		})
+	}
+}
