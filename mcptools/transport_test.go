@@ -71,7 +71,7 @@ func (s *rawSession) next() string {
 // initialize negotiates version.
 func (s *rawSession) initialize(version string) {
 	s.t.Helper()
-	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if l := s.next(); !strings.Contains(l, `"protocolVersion":"`+version+`"`) {
 		s.t.Fatalf("initialize: %s", l)
