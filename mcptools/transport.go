@@ -228,23 +228,31 @@ func (c *lineConn) mayNotify(n *jsonrpc.Request) bool {
 	return json.Unmarshal(n.Params, &p) == nil && p.Meta[mcp.MetaKeySubscriptionID] != nil
 }
 
-// encodeResponse encodes resp with the id as the client wrote it.
+// encodeResponse encodes resp with the id as the client wrote it. A
+// result is the SDK's encoding, valid JSON already: it is copied, not
+// scanned again.
 func encodeResponse(id json.RawMessage, resp *jsonrpc.Response) ([]byte, error) {
+	if resp.Error == nil {
+		result := resp.Result
+		if result == nil {
+			result = json.RawMessage("{}")
+		}
+		b := make([]byte, 0, len(result)+len(id)+40)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"result":`...)
+		b = append(b, result...)
+		return append(b, '}'), nil
+	}
+	var we *jsonrpc.Error
+	if !errors.As(resp.Error, &we) {
+		we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+	}
 	out := struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   *jsonrpc.Error  `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: id, Result: resp.Result}
-	if resp.Error != nil {
-		var we *jsonrpc.Error
-		if !errors.As(resp.Error, &we) {
-			we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
-		}
-		out.Error, out.Result = we, nil
-	} else if out.Result == nil {
-		out.Result = json.RawMessage("{}")
-	}
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, we}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
