@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +42,7 @@ type Local struct {
 	launch    string
 	validator *Validator
 	root      atomic.Pointer[cachedRoot] // the launch workspace for read_file (openRead)
+	created   sync.Map                   // worktree path → branch, made by worktree_create
 }
 
 // New checks cfg and returns a server. The launch directory must exist;
@@ -95,6 +97,8 @@ var localTools = []localTool{
 	{writeFileSpec, (*Local).writeFile},
 	{editToolSpec, (*Local).editTool},
 	{executeBashSpec, (*Local).executeBash},
+	{worktreeCreateSpec, (*Local).worktreeCreate},
+	{worktreeRemoveSpec, (*Local).worktreeRemove},
 }
 
 // Tools returns the local server's tool specs, in list order.
@@ -146,7 +150,7 @@ func Handler(v *Validator, name string, run RunFunc) mcp.ToolHandler {
 	}
 }
 
-const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it.`
+const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it. With a branch gate (--require-branch), worktree_create makes a new worktree on a matching branch to work in.`
 
 // Serve runs the server over stdio (in, out) until in is closed or ctx
 // ends; diagnostics go to logw.

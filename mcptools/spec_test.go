@@ -56,7 +56,7 @@ func TestSpecsStrict(t *testing.T) {
 			t.Errorf("%s: no description or title", s.Name)
 		}
 	}
-	want := []string{"workspace_list", "workspace_info", "read_file", "list_directory", "grep", "write_file", "edit_tool", "execute_bash"}
+	want := []string{"workspace_list", "workspace_info", "read_file", "list_directory", "grep", "write_file", "edit_tool", "execute_bash", "worktree_create", "worktree_remove"}
 	for i, s := range Tools() {
 		if s.Name != want[i] {
 			t.Errorf("tool %d is %s, want %s", i, s.Name, want[i])
