@@ -25,6 +25,7 @@ type planDoc struct {
 	DeletedDirs   []string          `json:"deleted_folders"`
 	Truncated     bool              `json:"truncated"`
 	Findings      []icm.Finding     `json:"findings"`
+	Ignored       int               `json:"ignored"`
 }
 
 func newPlanDoc(p *engine.Plan) planDoc {
@@ -57,7 +58,7 @@ func newPlanDoc(p *engine.Plan) planDoc {
 		},
 		Added: files(p.Added), Modified: files(p.Modified), Deleted: files(p.Deleted),
 		AddedDirs: dirs(p.AddedDirs), DeletedDirs: dirs(p.DeletedDirs),
-		Truncated: truncated, Findings: nonNil(findings),
+		Truncated: truncated, Findings: nonNil(findings), Ignored: p.Ignored,
 	}
 }
 
@@ -91,6 +92,9 @@ func printPlan(w io.Writer, p *engine.Plan) {
 		if n > engine.MaxPlanEntries {
 			fmt.Fprintf(w, "  … and %d more\n", n-engine.MaxPlanEntries)
 		}
+	}
+	if p.Ignored > 0 {
+		fmt.Fprintf(w, "%d ignored by .gitignore (neither planned nor committed)\n", p.Ignored)
 	}
 	section("added folders", len(p.AddedDirs), func(i int) string { return p.AddedDirs[i] + "/" })
 	section("deleted folders", len(p.DeletedDirs), func(i int) string { return p.DeletedDirs[i] + "/" })

@@ -27,9 +27,11 @@ func (a *app) rootCommand() *cli.Command {
 			a.whoamiCommand(),
 			a.vaultCommand(),
 			a.workspaceCommand(),
+			a.checkCommand(),
 			a.templateCommand(),
 			a.accessCommand(),
 			a.mcpCommand(),
+			a.hookCommand(),
 		},
 	}
 	forEachCommand(root, func(c *cli.Command) {
