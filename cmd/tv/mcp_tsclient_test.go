@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/thalix/tv/mcptools"
 )
 
 // The TypeScript SDK client and the Inspector's CLI, installed by
@@ -120,7 +122,7 @@ func TestMCPLocalTypeScriptTools(t *testing.T) {
 		} `json:"calls"`
 	}
 	e.tsClient(dir, "tools", []string{"TOOLS_CALLS=" + string(b)}, &r)
-	if len(r.Tools) != len(calls) {
+	if len(r.Tools) != len(mcptools.Tools()) {
 		t.Fatalf("tools %v", r.Tools)
 	}
 	for name := range calls {
