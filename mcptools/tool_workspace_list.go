@@ -3,7 +3,6 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,43 +45,4 @@ func (l *Local) workspaceList(ctx context.Context, raw json.RawMessage) (*mcp.Ca
 		d.Problems = []string{}
 	}
 	return l.success(c.list[0], d)
-}
-
-func describeEntry(e WorkspaceEntry) string {
-	var parts []string
-	switch {
-	case e.Git == nil:
-		parts = append(parts, "not git")
-	case e.Git.Detached:
-		parts = append(parts, "git detached HEAD "+short(e.Git.Head))
-	default:
-		parts = append(parts, "git branch "+e.Git.Branch+" @ "+short(e.Git.Head))
-	}
-	switch {
-	case e.Dirty == nil:
-		parts = append(parts, "dirty: unknown ("+e.DirtyNote+")")
-	case *e.Dirty:
-		parts = append(parts, "dirty")
-	default:
-		parts = append(parts, "clean")
-	}
-	if e.HasGuidance {
-		parts = append(parts, "guidance: "+e.Guidance)
-	} else {
-		parts = append(parts, "no AGENTS.md/CLAUDE.md")
-	}
-	if e.WorkspaceName != "" || e.WorkspaceID != "" {
-		parts = append(parts, "tv workspace "+e.WorkspaceName+" ("+e.WorkspaceID+")")
-	}
-	return strings.Join(parts, "; ")
-}
-
-func short(id string) string {
-	if id == "" {
-		return "(unborn)"
-	}
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
