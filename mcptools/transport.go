@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -335,7 +334,23 @@ func (c *lineConn) serveLine(line []byte) error {
 	return c.batchAnswer(b, nil)
 }
 
-var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// isInteger reports whether b is a JSON integer literal: an optional
+// minus, then 0 or digits without a leading zero (no fraction, no
+// exponent).
+func isInteger(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] == '0' && len(b) > 1 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // maxExactInt is the largest integer a float64 holds exactly (the SDK
 // keeps numeric ids as float64 on decoding).
@@ -449,7 +464,7 @@ func (c *lineConn) requestID(raw json.RawMessage) (jsonrpc.ID, error) {
 			return jsonrpc.ID{}, err
 		}
 		return jsonrpc.MakeID(s)
-	case integerID.Match(raw):
+	case isInteger(raw):
 		n, err := strconv.ParseInt(string(raw), 10, 64)
 		if err == nil && n <= maxExactInt && n >= -maxExactInt {
 			return jsonrpc.MakeID(float64(n))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -86,17 +87,23 @@ func numbers(v any) any {
 	return v
 }
 
-var (
-	schemaPath = regexp.MustCompile(`validating (/properties/[^:]*): `)
-	ratio      = regexp.MustCompile(`\b(-?[0-9]+)/1\b`)
-	fixed      = regexp.MustCompile(`\b(-?[0-9]+)\.000000\b`)
-	pathPart   = regexp.MustCompile(`/(properties|items|prefixItems|additionalProperties)`)
-)
+// messageRegexps are compiled on the first refusal, not at init (every tv
+// command pays for package init).
+var messageRegexps = sync.OnceValue(func() [4]*regexp.Regexp {
+	return [4]*regexp.Regexp{
+		regexp.MustCompile(`validating (/properties/[^:]*): `),
+		regexp.MustCompile(`\b(-?[0-9]+)/1\b`),
+		regexp.MustCompile(`\b(-?[0-9]+)\.000000\b`),
+		regexp.MustCompile(`/(properties|items|prefixItems|additionalProperties)`),
+	}
+})
 
 // argumentMessage rewrites the library's schema locations ("validating
 // root: validating /properties/edits/items: …") as the argument they are
 // about (`argument "edits[]": …`).
 func argumentMessage(msg string) string {
+	re := messageRegexps()
+	schemaPath, ratio, fixed, pathPart := re[0], re[1], re[2], re[3]
 	msg = strings.ReplaceAll(msg, "validating root: ", "")
 	msg = fixed.ReplaceAllString(ratio.ReplaceAllString(msg, "$1"), "$1")
 	if m := schemaPath.FindAllStringSubmatchIndex(msg, -1); len(m) > 0 {
