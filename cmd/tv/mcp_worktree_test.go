@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,9 @@ func TestMCPWorktreeGatedFlow(t *testing.T) {
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	mainHead := e.git(dir, "rev-parse", "HEAD")
 	e.git(dir, "branch", "agent/exists")
+	// A linked worktree made by stock git before the server starts.
+	other := filepath.Join(filepath.Dir(dir), "other")
+	e.git(dir, "worktree", "add", "-q", "-b", "agent/other", other)
 	cs := e.start(dir, "", "--require-branch", "agent/*")
 
 	// On main the gate holds: no write, no bash (so no git branch either).
@@ -53,7 +57,7 @@ func TestMCPWorktreeGatedFlow(t *testing.T) {
 	if got := e.git(dir, "branch", "--list", "agent/x", "agent/sneak"); got != "" {
 		t.Fatalf("a refused call made a branch: %q", got)
 	}
-	if got := strings.Count(e.git(dir, "worktree", "list", "--porcelain"), "worktree "); got != 1 {
+	if got := strings.Count(e.git(dir, "worktree", "list", "--porcelain"), "worktree "); got != 2 {
 		t.Fatalf("a refused call made a worktree:\n%s", e.git(dir, "worktree", "list"))
 	}
 
@@ -72,7 +76,7 @@ func TestMCPWorktreeGatedFlow(t *testing.T) {
 		Workspaces []struct{ ID string }
 	}
 	call(t, cs, "workspace_list", nil).ok(t).decode(t, &ws)
-	if len(ws.Workspaces) != 2 || ws.Workspaces[1].ID != wt.Workspace {
+	if len(ws.Workspaces) != 3 || !slices.ContainsFunc(ws.Workspaces, func(w struct{ ID string }) bool { return w.ID == wt.Workspace }) {
 		t.Fatalf("workspace_list %+v", ws)
 	}
 
@@ -89,8 +93,6 @@ func TestMCPWorktreeGatedFlow(t *testing.T) {
 	}
 
 	// Refusals of worktree_remove.
-	other := filepath.Join(filepath.Dir(dir), "other")
-	e.git(dir, "worktree", "add", "-q", "-b", "agent/other", other)
 	call(t, cs, "worktree_remove", map[string]any{"workspace": "launch"}).failed(t, "not a worktree workspace")
 	call(t, cs, "worktree_remove", map[string]any{"workspace": "worktree:" + other}).failed(t, "not created by this server")
 
