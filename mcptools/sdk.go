@@ -38,6 +38,10 @@ func NewServer(opt ServerOptions) *mcp.Server {
 		Instructions: opt.Instructions,
 		Logger:       slog.New(slog.NewTextHandler(opt.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: opt.ListChanged}},
+		// Lists depend on the launch directory, the user and their rank:
+		// immediately stale, and only the requesting user's client may
+		// keep them (the SDK's default scope is "public").
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs, c.CacheScope = 0, "private" },
 	})
 	srv.AddReceivingMiddleware(listOrder(opt.Order))
 	return srv
