@@ -89,6 +89,10 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		total += f.stamp.Size
 	}
 	slices.SortFunc(b.files, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
+	// The written records are copied into b: nothing uses them from here
+	// on, so the collector may have them before the manifest and cache
+	// buffers are made (at 100k files, 12 MiB).
+	nwritten := len(written)
 	// Let the file-system clock tick past the files' mtimes so the stat
 	// cache can vouch for them (see base.clean).
 	time.Sleep(racyTick)
@@ -105,7 +109,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 			return nil, fmt.Errorf("checkout is complete, but recording it in the mount registry failed: %w", err)
 		}
 	}
-	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: len(written), Bytes: total}, nil
+	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: nwritten, Bytes: total}, nil
 }
 
 // racyTick is how long checkout waits before stamping its stat cache.

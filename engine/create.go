@@ -185,7 +185,7 @@ func (e *Engine) writeFiles(ctx context.Context, w ObjectWriter, files []sourceF
 		changes = append(changes, change{Path: f.path, Mode: f.mode, ID: id})
 		e.progress("write", int64(i+1), int64(len(files)))
 	}
-	tree, err := applyChanges(ctx, e.vault, w, ZeroHash, changes)
+	tree, err := buildTree(ctx, w, changes)
 	return tree, total, err
 }
 

@@ -382,6 +382,7 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 // symlink, and stats it: in one openat2 where the kernel has it, else
 // through the root.
 func (s *snapshot) openRead(p string) (io.ReadCloser, fileStamp, error) {
+	noteOpen(p)
 	if s.fast != nil {
 		rf, ok, err := s.fast.openBeneath(p)
 		if ok {
@@ -429,6 +430,7 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) || name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	noteOpen(name)
 	var fh *os.File
 	if f.s.fast != nil {
 		if rf, ok, err := f.s.fast.openBeneath(name); ok {

@@ -85,7 +85,7 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 		return nil, err
 	}
 	p.classify()
-	p.Findings, err = icm.ValidateEntries(disk.FS(), disk.listing, icm.KnownTools())
+	p.Findings, err = validateCheckout(dir, disk)
 	if err != nil {
 		disk.close()
 		return nil, fmt.Errorf("validate %s: %w", dir, err)

@@ -132,7 +132,11 @@ func (d *diff) readTree(p string, id engine.Hash) ([]engine.TreeEntry, bool, err
 // entry judges one new or changed entry e at path full (prev is what was
 // there before, when had).
 func (d *diff) entry(full string, prev engine.TreeEntry, had bool, e engine.TreeEntry) error {
-	if err := engine.CheckPath(full); err != nil {
+	err := engine.CheckPath(full)
+	if err == nil && e.Mode == engine.ModeDir {
+		err = engine.CheckName(e.Name, true) // the rules for folder names
+	}
+	if err != nil {
 		d.refuse("%s", refusedText(err))
 		return nil
 	}

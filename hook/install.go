@@ -30,11 +30,15 @@ type InstallOptions struct {
 	HookFile string
 	// Env is the environment of the git children; nil inherits this process's.
 	Env []string
+	// MarkerOnly creates EnforcedRef and writes no script: for servers
+	// that install hooks their own way (GitLab's `gitaly hooks set`,
+	// gitolite's repo-specific hooks).
+	MarkerOnly bool
 }
 
 // Installed says what Install did.
 type Installed struct {
-	Hook          string `json:"hook"`           // the script's path
+	Hook          string `json:"hook"`           // the script's path ("" with MarkerOnly)
 	HookChanged   bool   `json:"hook_changed"`   // false: it was already there, identical
 	Enforced      string `json:"enforced"`       // the marker commit's id
 	MarkerCreated bool   `json:"marker_created"` // false: the marker ref existed
@@ -71,21 +75,25 @@ func Install(ctx context.Context, repo string, opts InstallOptions) (*Installed,
 	if err != nil {
 		return nil, err
 	}
-	out := &Installed{Hook: filepath.Join(hooks, opts.HookFile)}
-	if out.HookChanged, err = writeScript(out.Hook, script(opts)); err != nil {
-		return nil, err
+	out := &Installed{}
+	if !opts.MarkerOnly {
+		out.Hook = filepath.Join(hooks, opts.HookFile)
+		if out.HookChanged, err = writeScript(out.Hook, Script(opts.Tv, opts.UserEnv)); err != nil {
+			return nil, err
+		}
 	}
 	out.Enforced, out.MarkerCreated, err = g.marker()
 	return out, err
 }
 
-// script is the hook's text.
-func script(opts InstallOptions) []byte {
+// Script is the hook script Install writes: it execs tv (at the absolute
+// path tv) with "hook pre-receive" and the identity variable userEnv.
+func Script(tv, userEnv string) []byte {
 	args := "hook pre-receive"
-	if opts.UserEnv != "" {
-		args += " --user-env " + opts.UserEnv
+	if userEnv != "" {
+		args += " --user-env " + userEnv
 	}
-	return fmt.Appendf(nil, "#!/bin/sh\n%s: tv's rules for this vault.\n# Reinstall with `tv hook install` after moving tv.\nexec %s %s\n", scriptMarker, shellQuote(opts.Tv), args)
+	return fmt.Appendf(nil, "#!/bin/sh\n%s: tv's rules for this vault.\n# Reinstall with `tv hook install` after moving tv.\nexec %s %s\n", scriptMarker, shellQuote(tv), args)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

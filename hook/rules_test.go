@@ -13,13 +13,12 @@ import (
 // vault (workspace "demo" of alice; bob writes its stage 01 folder;
 // mallory reads it) and a crafter that makes commits as any pusher can.
 type world struct {
-	t     *testing.T
-	s     *gitServer
-	c     *crafter
-	ws    string // demo's id
-	ws2   string // a workspace a case creates, then deletes
-	tpl   string // a template a case creates
-	files []edit // extra entries for the hostile cases
+	t   *testing.T
+	s   *gitServer
+	c   *crafter
+	ws  string // demo's id
+	ws2 string // a workspace a case creates, then deletes
+	tpl string // a template a case creates
 }
 
 func (w *world) wsRef() string          { return engine.WorkspaceRefPrefix + w.ws }
@@ -100,6 +99,18 @@ func ruleCases(heavy bool) []ruleCase {
 		{"a .GIT folder", "alice", func(w *world) []string {
 			inner := w.c.git(fmt.Sprintf("100644 blob %s\tconfig\n", w.c.blob("[core]\n")), "mktree")
 			tree := w.rawRoot("040000 tree " + inner + "\t.GIT")
+			head := w.head(w.wsRef())
+			return []string{w.c.commit(tree, wsMessage("x", w.ws, "demo"), head) + ":" + w.wsRef()}
+		}, CodeRefused},
+		{"a .git look-alike (zero-width non-joiner)", "alice", func(w *world) []string {
+			inner := w.c.git(fmt.Sprintf("100644 blob %s\tconfig\n", w.c.blob("[core]\n")), "mktree")
+			tree := w.rawRoot("040000 tree " + inner + "\t.g\u200cit")
+			head := w.head(w.wsRef())
+			return []string{w.c.commit(tree, wsMessage("x", w.ws, "demo"), head) + ":" + w.wsRef()}
+		}, CodeRefused},
+		{"a .gitattributes folder", "alice", func(w *world) []string {
+			inner := w.c.git(fmt.Sprintf("100644 blob %s\tx\n", w.c.blob("x\n")), "mktree")
+			tree := w.rawRoot("040000 tree " + inner + "\t.gitattributes")
 			head := w.head(w.wsRef())
 			return []string{w.c.commit(tree, wsMessage("x", w.ws, "demo"), head) + ":" + w.wsRef()}
 		}, CodeRefused},

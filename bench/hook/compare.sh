@@ -54,13 +54,15 @@ log "generating a workspace of $FILES files"
 src=$WORK/src
 cp -R "$repo/starter/files/." "$src/"
 bulk=$src/stages/01-research/references/bulk
-for ((d = 0; d < (FILES + 99) / 100; d++)); do
-	dir=$(printf '%s/d%03d' "$bulk" "$d")
-	mkdir -p "$dir"
-	for ((f = 0; f < 100 && d * 100 + f < FILES; f++)); do
-		printf 'file %d of folder %d\n' "$f" "$d" >"$(printf '%s/f%03d.md' "$dir" "$f")"
-	done
-done
+awk -v dir="$bulk" -v n="$FILES" 'BEGIN {
+	for (i = 0; i < n; i++) {
+		d = int(i / 100)
+		if (i % 100 == 0) system(sprintf("mkdir -p %s/d%03d", dir, d))
+		f = sprintf("%s/d%03d/f%03d.md", dir, d, i % 100)
+		printf "file %d of folder %d\n", i % 100, d > f
+		close(f)
+	}
+}'
 "$tv" workspace import "$src" --name big >/dev/null
 ws=$("$tv" workspace list --json | sed -n 's/.*"id": "\(ws_[a-z2-7]*\)".*/\1/p' | head -1)
 "$tv" workspace checkout big --output "$WORK/co" >/dev/null

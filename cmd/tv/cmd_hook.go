@@ -25,11 +25,12 @@ func (a *app) hookCommand() *cli.Command {
 		}, {
 			Name:      "install",
 			Usage:     "install the pre-receive hook into a bare repository and mark it enforced",
-			UsageText: "tv hook install PATH.git [--user-env VAR] [--hook-file pre-receive] [--tv PATH]",
+			UsageText: "tv hook install PATH.git [--user-env VAR] [--hook-file pre-receive] [--tv PATH] [--marker-only]",
 			Flags: []cli.Flag{
 				userEnvFlag,
 				&cli.StringFlag{Name: "hook-file", Value: "pre-receive", Usage: "the script's path inside the hooks directory (Gitea/Forgejo: pre-receive.d/tv)"},
 				&cli.StringFlag{Name: "tv", Usage: "the tv binary the hook runs (default: this one)"},
+				&cli.BoolFlag{Name: "marker-only", Usage: "only create refs/tv/enforced (the server installs the script its own way)"},
 			},
 			Action: a.action(a.runHookInstall),
 		}},
@@ -59,16 +60,18 @@ func (a *app) runHookInstall(ctx context.Context, cmd *cli.Command) error {
 		}
 		tv = exe
 	}
-	out, err := hook.Install(ctx, cmd.Args().First(), hook.InstallOptions{Tv: tv, UserEnv: cmd.String("user-env"), HookFile: cmd.String("hook-file")})
+	out, err := hook.Install(ctx, cmd.Args().First(), hook.InstallOptions{Tv: tv, UserEnv: cmd.String("user-env"), HookFile: cmd.String("hook-file"), MarkerOnly: cmd.Bool("marker-only")})
 	if err != nil {
 		return err
 	}
 	return a.output(out, func(w io.Writer) {
-		state := "installed"
-		if !out.HookChanged {
-			state = "already installed"
+		if out.Hook != "" {
+			state := "installed"
+			if !out.HookChanged {
+				state = "already installed"
+			}
+			fmt.Fprintf(w, "hook     %s (%s)\n", out.Hook, state)
 		}
-		fmt.Fprintf(w, "hook     %s (%s)\n", out.Hook, state)
 		marker := "created"
 		if !out.MarkerCreated {
 			marker = "already there"
