@@ -197,6 +197,16 @@ func TestMCPLocalProtocolVersions(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
 				t.Fatalf("negotiated %s, asked for %s", got, v)
 			}
+			// Conformance: initialize (above), ping (removed in 2026-07-28,
+			// where the client does not send it), tools/list.
+			if v < "2026-07-28" {
+				if err := cs.Ping(context.Background(), nil); err != nil {
+					t.Fatalf("ping: %v", err)
+				}
+			}
+			if tl, err := cs.ListTools(context.Background(), nil); err != nil || len(tl.Tools) != len(mcptools.Tools()) {
+				t.Fatalf("tools/list: %v", err)
+			}
 			var d struct{ Content string }
 			call(t, cs, "read_file", map[string]any{"path": "a.txt"}).ok(t).decode(t, &d)
 			if d.Content != "a\n" {
