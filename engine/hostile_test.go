@@ -261,7 +261,7 @@ func expectRefused(t *testing.T, src, match string) {
 	if !errors.Is(err, engine.ErrRefused) || !strings.Contains(err.Error(), match) {
 		t.Fatalf("err = %v; want ErrRefused mentioning %q", err, match)
 	}
-	if refs, _ := v.ListRefs(ctx, "refs/"); len(refs) != 0 {
+	if refs, _ := v.ListRefs(ctx, engine.WorkspaceRefPrefix); len(refs) != 0 {
 		t.Fatalf("refs changed: %v", refs)
 	}
 	if _, err := e.ImportTemplate(ctx, src, "hostile"); !errors.Is(err, engine.ErrRefused) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend"
 )
 
 // EnforcedRef marks a repository whose pushes go through this hook. `tv
@@ -32,6 +33,7 @@ const (
 	refTemplate
 	refAccess
 	refEnforced
+	refVaultID
 )
 
 // classifyRef returns what a ref is and, for a workspace or template, its id.
@@ -41,6 +43,8 @@ func classifyRef(ref string) (refKind, string) {
 		return refAccess, ""
 	case EnforcedRef:
 		return refEnforced, ""
+	case gitbackend.VaultIDRef:
+		return refVaultID, ""
 	}
 	for _, k := range []struct {
 		prefix string
@@ -178,6 +182,13 @@ func (c *checker) command(cmd Command) error {
 		return nil
 	case refEnforced:
 		c.rs.add(CodePermission, cmd.Ref, "it marks that this server enforces tv's rules; only `tv hook install` on the server writes it")
+		return nil
+	case refVaultID:
+		// The vault's identity: created once (by the first client of an
+		// empty repository, or `tv vault push`), never moved or deleted.
+		if !cmd.Old.IsZero() && cmd.Old != cmd.New {
+			c.rs.add(CodePermission, cmd.Ref, "it is the vault's identity, which never changes")
+		}
 		return nil
 	}
 	if cmd.Old == cmd.New {

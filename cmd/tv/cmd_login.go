@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend"
 	"github.com/thalix/tv/gitwork"
 	"github.com/urfave/cli/v3"
 )
@@ -16,8 +17,9 @@ func (a *app) loginCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "login",
 		Usage:     "record who you are in the credential file",
-		UsageText: "tv login [--user NAME] [--email EMAIL] [--token-stdin] [--json]   (defaults: git config user.name, user.email)",
+		UsageText: "tv login [--user NAME] [--email EMAIL] [--token-stdin] [--json]   (defaults: git config user.name, user.email)\n   tv login --vault URL --user NAME --token-stdin [--json]",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "vault", Usage: "save the token for this vault URL (used for its git server), not as your identity"},
 			&cli.StringFlag{Name: "user", Usage: "user name (default: git config user.name)"},
 			&cli.StringFlag{Name: "email", Usage: "email for commit authorship (default: git config user.email, else NAME@tv.local)"},
 			&cli.BoolFlag{Name: "token-stdin", Usage: "read a token from standard input"},
@@ -29,6 +31,9 @@ func (a *app) loginCommand() *cli.Command {
 func (a *app) runLogin(ctx context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
 		return err
+	}
+	if cmd.String("vault") != "" {
+		return a.runLoginVault(cmd)
 	}
 	c := &engine.Credentials{User: cmd.String("user"), Email: cmd.String("email")}
 	var fromGit []string
@@ -116,4 +121,45 @@ func readToken(r io.Reader) (string, error) {
 		return "", usagef("--token-stdin needs exactly one non-empty line on standard input")
 	}
 	return tok, nil
+}
+
+// runLoginVault saves a token for one vault URL in the vault token file.
+func (a *app) runLoginVault(cmd *cli.Command) error {
+	loc, err := gitbackend.ParseLocation(cmd.String("vault"))
+	if err != nil {
+		return err
+	}
+	if !loc.IsRemote() {
+		return usagef("--vault %s is a local path; tokens are for vault URLs (https://…)", loc)
+	}
+	if !cmd.Bool("token-stdin") {
+		return usagef("--vault needs --token-stdin (the token is read from standard input, never from the command line)")
+	}
+	user := cmd.String("user")
+	if user == "" {
+		return usagef("--vault needs --user NAME (the user name the git server knows you by)")
+	}
+	if err := engine.ValidateUser(user); err != nil {
+		return err
+	}
+	tok, err := readToken(a.io.Stdin)
+	if err != nil {
+		return err
+	}
+	path, err := vaultTokensPath(a.io.Getenv)
+	if err != nil {
+		return err
+	}
+	t, err := loadVaultTokens(path)
+	if err != nil {
+		return err
+	}
+	t.Vaults[loc.URL] = vaultToken{User: user, Token: tok}
+	if err := saveVaultTokens(path, t); err != nil {
+		return err
+	}
+	out := map[string]any{"vault": loc.URL, "user": user, "token_saved": true, "file": path}
+	return a.output(out, func(w io.Writer) {
+		fmt.Fprintf(w, "Saved a token for %s as %s\n", loc.URL, user)
+	})
 }

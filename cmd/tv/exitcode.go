@@ -5,6 +5,7 @@ import (
 
 	"github.com/thalix/tv/checkfmt"
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend"
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
@@ -45,6 +46,8 @@ var errorKinds = []struct {
 	{errNotTVEntry, ExitConflict, "conflict"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
+	// Remote vaults: the server was not reached (nothing changed).
+	{gitbackend.ErrUnreachable, ExitInternal, "server_not_reached"},
 	// tv hook: a refused push (its lines are the report), a bad repository.
 	{hook.ErrPushRefused, ExitRefused, "refused"},
 	{hook.ErrUsage, ExitUsage, "usage"},
