@@ -270,11 +270,11 @@ func TestTransportListChanged2026(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub"}}`)
 	time.Sleep(200 * time.Millisecond)
 	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`)
-	l := s.next()
-	for strings.Contains(l, `"method":"notifications/tools/list_changed"`) { // a second one when the debounce split the change
-		l = s.next()
+	line := s.next()
+	for strings.Contains(line, `"method":"notifications/tools/list_changed"`) { // a second one when the debounce split the change
+		line = s.next()
 	}
-	if !strings.Contains(l, `"id":3`) {
-		t.Fatalf("the cancelled listen was answered: %s", l)
+	if !strings.Contains(line, `"id":3`) {
+		t.Fatalf("the cancelled listen was answered: %s", line)
 	}
 }
