@@ -67,7 +67,8 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 		return nil, err
 	}
 	defer disk.close()
-	findings, err := icm.ValidateEntries(disk.FS(), disk.listing, icm.KnownTools())
+	// The tree a commit (or git) stores: empty folders are not in it.
+	findings, err := validateStoredListing(disk.FS(), disk.listing)
 	if err != nil {
 		return nil, readRefusal(dir, err)
 	}

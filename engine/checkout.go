@@ -66,7 +66,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	}
 	files, err := flatten(ctx, e.vault, c.Tree)
 	if err != nil {
-		return nil, err
+		return nil, hideUnreadable(err, scope)
 	}
 	files = inScope(files, scope)
 	root, err := os.OpenRoot(dir)

@@ -33,6 +33,10 @@ type CommitResult struct {
 	// commit was applied on top of it (no file of the commit had changed
 	// upstream).
 	OnTopOf Hash `json:"on_top_of,omitempty"`
+	// Behind: the checkout does not hold every file of the new version
+	// (others changed them upstream); it keeps its baseline, and
+	// `tv workspace update` brings those files in.
+	Behind bool `json:"behind"`
 }
 
 // ConflictError lists the paths that changed upstream since the checkout's
@@ -47,7 +51,7 @@ func (e *ConflictError) Error() string {
 	if len(shown) > MaxPlanEntries {
 		shown, more = shown[:MaxPlanEntries], fmt.Sprintf(" … and %d more", len(e.Paths)-MaxPlanEntries)
 	}
-	return fmt.Sprintf("%d file(s) changed upstream since this checkout: %s%s; nothing was committed. Check out the workspace again and re-apply your changes there",
+	return fmt.Sprintf("%d file(s) changed upstream since this checkout: %s%s; nothing was committed. Run `tv workspace update` (with --merge to merge text files) to bring this checkout up to date, then commit again",
 		len(e.Paths), strings.Join(shown, ", "), more)
 }
 
@@ -84,6 +88,9 @@ func (e *Engine) commitCheckout(ctx context.Context, workspaceID, folder, dir, r
 	// a second one must plan on what the first left.
 	if unlock, err := lockCheckout(dir); err == nil {
 		defer unlock()
+		if err := rollForward(dir); err != nil {
+			return nil, err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -94,6 +101,10 @@ func (e *Engine) commitCheckout(ctx context.Context, workspaceID, folder, dir, r
 	if outside := p.changedOutside(folder); len(outside) > 0 {
 		p.disk.close()
 		return nil, &OutsideFolderError{Folder: folder, Paths: outside}
+	}
+	if err := e.judge(ctx, p); err != nil {
+		p.disk.close()
+		return nil, err
 	}
 	return e.commitPlan(ctx, p, workspaceID, sig, reason)
 }
@@ -119,8 +130,15 @@ func (e *Engine) commitPlan(ctx context.Context, p *Plan, workspaceID string, si
 	if _, err := e.requireWrite(ctx, p); err != nil {
 		return nil, err
 	}
+	if p.Behind != nil && len(p.Behind.Conflicts) > 0 {
+		return nil, &ConflictError{Paths: p.Behind.Conflicts}
+	}
 	if !p.Valid {
-		return nil, &InvalidTreeError{Findings: p.Findings}
+		inv := &InvalidTreeError{Findings: p.Findings}
+		if p.Behind != nil && p.Changed() {
+			inv.OnTopOf = p.Behind.Head
+		}
+		return nil, inv
 	}
 	res := &CommitResult{WorkspaceID: p.WorkspaceID, WorkspaceName: p.WorkspaceName}
 	if !p.Changed() {
@@ -151,7 +169,17 @@ func (e *Engine) commitPlan(ctx context.Context, p *Plan, workspaceID string, si
 			res.Version = version
 			res.Added, res.Modified, res.Deleted = countChanges(p, changes)
 		}
-		if err := p.rebase(version); err != nil {
+		// After a commit on top of a moved head, the checkout holds its
+		// own files at the new version but, in general, not the other
+		// files of it: it keeps its baseline (walk-test then reports it
+		// behind) and records its own files at their new versions. Only
+		// when it already held every file of that head does the new
+		// version become its baseline.
+		recorded := version
+		if head != p.Baseline && (p.Behind == nil || p.Behind.Head != head || len(p.Behind.Files) > 0) {
+			recorded, res.Behind = p.Baseline, true
+		}
+		if err := p.rebase(recorded); err != nil {
 			return nil, fmt.Errorf("version %s was committed, but the manifest of %s could not be updated (check out again): %w", version.Short(), dir, err)
 		}
 		return res, nil
@@ -200,7 +228,7 @@ func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason 
 		// file/folder clash), which nobody has judged yet.
 		findings, err := validateCombined(ctx, e.vault, hc.Tree, changes, p.disk.FS())
 		if err != nil {
-			return ZeroHash, nil, err
+			return ZeroHash, nil, e.hideFromActor(ctx, p.WorkspaceID, err)
 		}
 		if icm.HasErrors(findings) {
 			return ZeroHash, nil, &InvalidTreeError{Findings: findings, OnTopOf: head}

@@ -26,7 +26,7 @@ func (e *InvalidTreeError) Error() string {
 		}
 	}
 	if !e.OnTopOf.IsZero() {
-		return fmt.Sprintf("invalid workspace tree: the workspace moved to %s since this checkout, and these changes applied on top of it make a tree with %d ICM error(s); nothing was committed. Check out the workspace again and re-apply your changes there", e.OnTopOf.Short(), n)
+		return fmt.Sprintf("invalid workspace tree: the workspace moved to %s since this checkout, and these changes applied on top of it make a tree with %d ICM error(s); nothing was committed. Run `tv workspace update` to bring this checkout up to date, fix the tree, then commit again", e.OnTopOf.Short(), n)
 	}
 	return fmt.Sprintf("invalid workspace tree: %d ICM error(s)", n)
 }
@@ -98,6 +98,15 @@ func (e *Engine) InitWorkspace(ctx context.Context, name, template string) (*Cre
 	if err != nil {
 		return nil, err
 	}
+	// A template stored by an older tv may hold a tree that breaks a rule:
+	// the workspace made from it must not.
+	findings, err := validateCombined(ctx, e.vault, c.Tree, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("validate template %s: %w", tpl.ID, err)
+	}
+	if icm.HasErrors(findings) {
+		return nil, &InvalidTreeError{Findings: findings}
+	}
 	w, err := e.vault.NewObjectWriter(ctx)
 	if err != nil {
 		return nil, err
@@ -138,12 +147,12 @@ func (e *Engine) createFromSource(ctx context.Context, k Kind, name string, src 
 	var findings []icm.Finding
 	var err error
 	if src.listing != nil {
-		findings, err = icm.ValidateEntries(src.fsys, src.listing, icm.KnownTools())
+		findings, err = validateStoredListing(src.fsys, src.listing)
 	} else {
-		findings, err = icm.Validate(src.fsys)
+		findings, err = validateSourceFS(src.fsys)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
+		return nil, err
 	}
 	if icm.HasErrors(findings) {
 		return nil, &InvalidTreeError{Findings: findings}

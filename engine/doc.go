@@ -6,4 +6,11 @@
 // contracts; package gitbackend implements them on a git repository.
 // Every error the engine returns wraps one of the sentinels in errors.go,
 // so callers map failures to exit codes or MCP results with errors.Is.
+//
+// A checkout or import folder may sit in a git work tree (the user's own
+// repository, not the vault): walk-test, commit, CheckDir and import
+// leave out what its .gitignore rules ignore (package ignore, the matcher
+// `tv mcp local` uses), checkout adds tv's own files to its
+// info/exclude, and ImportWorkspaceRevision reads a committed tree
+// through package gitwork (git's plumbing commands).
 package engine

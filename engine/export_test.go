@@ -27,6 +27,14 @@ func (e *Engine) CommitPlanForTest(ctx context.Context, p *Plan, reason string) 
 	return e.commitPlan(ctx, p, "", sig, reason)
 }
 
+// SetStageFaultForTest makes an update fail before staging its i-th file
+// when f returns an error; the returned func restores the default.
+func SetStageFaultForTest(f func(i int) error) (restore func()) {
+	old := stageFault
+	stageFault = f
+	return func() { stageFault = old }
+}
+
 // CountOpensForTest calls f with the slash path of every checkout file a
 // scan opens for reading until the returned function is called.
 func CountOpensForTest(f func(p string)) (stop func()) {

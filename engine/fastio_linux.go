@@ -368,6 +368,3 @@ func (f *rawFile) stat() (fileStamp, error) {
 }
 
 func (f *rawFile) Close() error { return unix.Close(f.fd) }
-
-// osFile hands the descriptor over to an *os.File named name.
-func (f *rawFile) osFile(name string) *os.File { return os.NewFile(uintptr(f.fd), name) }

@@ -119,5 +119,3 @@ type rawFile struct{}
 func (f *rawFile) Read(p []byte) (int, error) { return 0, io.EOF }
 func (f *rawFile) stat() (fileStamp, error)   { return fileStamp{}, nil }
 func (f *rawFile) Close() error               { return nil }
-
-func (f *rawFile) osFile(name string) *os.File { return nil }

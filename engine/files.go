@@ -183,12 +183,13 @@ func (e *Engine) Find(ctx context.Context, workspace, pattern string, limit int)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.readScope(a, info.ID); err != nil {
+	scope, err := e.readScope(a, info.ID)
+	if err != nil {
 		return nil, err
 	}
 	files, err := e.versionFiles(ctx, info.Head, false)
 	if err != nil {
-		return nil, err
+		return nil, hideUnreadable(err, scope)
 	}
 	res := &FindResult{WorkspaceID: info.ID, WorkspaceName: info.Name, Head: info.Head, Files: []FileStat{}}
 	for _, f := range files {

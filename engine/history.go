@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -107,4 +109,46 @@ func (e *Engine) redactInfo(ctx context.Context, info *Info, scope []string) err
 	}
 	info.Reason, info.UpdatedBy, info.Redacted = v.Reason, v.Author, v.Redacted
 	return nil
+}
+
+// BadEntryError is a stored tree entry tv never writes and cannot check
+// out: a symlink, a gitlink (submodule) or another mode, planted by some
+// other git client. It matches ErrRefused.
+type BadEntryError struct {
+	Path string
+	Mode FileMode
+}
+
+func (e *BadEntryError) Error() string {
+	return fmt.Sprintf("%s: %s has git mode %o, which tv does not handle", ErrRefused, e.Path, e.Mode)
+}
+
+// Unwrap makes the error match ErrRefused.
+func (e *BadEntryError) Unwrap() error { return ErrRefused }
+
+// hideUnreadable keeps an error from naming a path the reader cannot
+// read: with a scope (a reader of some folders), a bad entry outside it
+// becomes a refusal that names no path. The operation still fails closed.
+func hideUnreadable(err error, scope []string) error {
+	var bad *BadEntryError
+	if scope == nil || !errors.As(err, &bad) || underAny(bad.Path, scope) {
+		return err
+	}
+	return fmt.Errorf("%w: the workspace's head version holds an entry tv cannot handle (a symlink, submodule or other special entry written by another git client) in a folder you cannot read; ask a manager of the workspace to remove it", ErrRefused)
+}
+
+// hideFromActor is hideUnreadable with the actor's live read scope on
+// workspace ws (an unreadable workspace hides every path).
+func (e *Engine) hideFromActor(ctx context.Context, ws string, err error) error {
+	var bad *BadEntryError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	scope := []string{}
+	if a, aerr := e.loadAccess(ctx); aerr == nil {
+		if s, serr := e.readScope(a, ws); serr == nil {
+			scope = s
+		}
+	}
+	return hideUnreadable(err, scope)
 }

@@ -44,22 +44,23 @@ type icmCache struct {
 	places   []byte // the placeholder section
 }
 
-// validateCheckout returns the ICM findings of the scanned checkout dir.
+// validateCheckout returns the ICM findings of listing, the scanned
+// checkout dir (or the part of its scan a commit stores, storedListing).
 // A tree whose listing and Markdown contents are those the cache last
 // validated (same digest, same rules) gets its remembered findings
 // without a file being opened; otherwise the validator reads the
 // contracts and only the Markdown files whose facts the cache does not
 // hold for their content, and the cache is written afresh (an
 // accelerator: a failure to write costs speed only).
-func validateCheckout(dir string, disk *snapshot) ([]icm.Finding, error) {
+func validateCheckout(dir string, disk *snapshot, listing []icm.Entry) ([]icm.Finding, error) {
 	known := icm.KnownTools()
-	digest := treeDigest(disk, known)
+	digest := treeDigest(disk, listing, known)
 	old := loadICMCache(dir)
 	if old != nil && old.digest == digest {
 		return old.findings, nil
 	}
-	fc := &factCache{disk: disk, old: old}
-	findings, err := icm.ValidateEntriesCached(disk.FS(), disk.listing, known, fc)
+	fc := &factCache{disk: disk, listing: listing, old: old}
+	findings, err := icm.ValidateEntriesCached(disk.FS(), listing, known, fc)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func validateCheckout(dir string, disk *snapshot) ([]icm.Finding, error) {
 // treeDigest is a SHA-256 of what the ICM findings of a scanned tree
 // depend on: the rules' version, the tool names a policy may use, every
 // entry's path and type, and every Markdown file's content id.
-func treeDigest(disk *snapshot, known []string) [32]byte {
+func treeDigest(disk *snapshot, listing []icm.Entry, known []string) [32]byte {
 	h := sha256.New()
 	buf := make([]byte, 0, 64<<10)
 	flush := func() {
@@ -88,7 +89,7 @@ func treeDigest(disk *snapshot, known []string) [32]byte {
 	}
 	buf = append(buf, 0)
 	k := 0
-	for _, e := range disk.listing {
+	for _, e := range listing {
 		buf = append(append(buf, e.Path...), 0)
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.Type))
 		if e.Type.IsRegular() {
@@ -119,9 +120,12 @@ func isMarkdownPath(p string) bool {
 // by the stat cache), and what the validator reads is remembered only
 // when it is verifiably that content.
 type factCache struct {
-	disk   *snapshot
-	old    *icmCache
-	fileAt []int32 // listing index → index in disk.files, -1 for non-files
+	disk *snapshot
+	// listing is the listing validated: the scan's, or a part of it
+	// holding every regular file in the same order (storedListing).
+	listing []icm.Entry
+	old     *icmCache
+	fileAt  []int32 // listing index → index in disk.files, -1 for non-files
 	// learned holds what this validation read, by content id: an index
 	// into facts (pointer-free records, little for the collector to scan
 	// on a first validation of 100k files) and, for the few files that
@@ -144,9 +148,9 @@ type learnedFile struct {
 
 func (c *factCache) file(i int) *diskFile {
 	if c.fileAt == nil {
-		c.fileAt = make([]int32, len(c.disk.listing))
+		c.fileAt = make([]int32, len(c.listing))
 		k := int32(0)
-		for j, e := range c.disk.listing {
+		for j, e := range c.listing {
 			c.fileAt[j] = -1
 			if e.Type.IsRegular() {
 				c.fileAt[j] = k
@@ -249,7 +253,7 @@ func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
 	out := make([]factRecord, 0, n)
 	ph := map[Hash][]icm.Placeholder{}
 	k := 0
-	for _, e := range c.disk.listing {
+	for _, e := range c.listing {
 		if !e.Type.IsRegular() {
 			continue
 		}

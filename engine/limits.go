@@ -56,7 +56,18 @@ const (
 	// MaxCommitRetries bounds how often a commit re-applies itself on top
 	// of a head that moved without touching its paths.
 	MaxCommitRetries = 8
+	// MaxBehindVersions bounds how many versions walk-test counts back
+	// from the head to a checkout's baseline.
+	MaxBehindVersions = 10_000
 )
+
+// MaxMergeBytes bounds each version of a file that `tv workspace update
+// --merge` merges as text (and `tv workspace diff` compares line by line).
+const MaxMergeBytes = 8 << 20 // 8 MiB
+
+// MaxDiffBytes bounds the hunk lines `tv workspace diff` prints (text or
+// --json); files past it are listed without their hunks.
+const MaxDiffBytes = 4 << 20 // 4 MiB
 
 // History limits.
 const (

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -431,23 +432,56 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	noteOpen(name)
-	var fh *os.File
 	if f.s.fast != nil {
 		if rf, ok, err := f.s.fast.openBeneath(name); ok {
 			if err != nil {
 				return nil, err
 			}
-			fh = rf.osFile(filepath.FromSlash(name))
+			return rawRegularOnly(rf, name)
 		}
 	}
-	if fh == nil {
-		var err error
-		if fh, err = f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow|nonBlock, 0); err != nil {
-			return nil, err
-		}
+	fh, err := f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow|nonBlock, 0)
+	if err != nil {
+		return nil, err
 	}
 	return regularOnly(fh, name)
 }
+
+// rawRegularOnly is regularOnly for a file openBeneath opened: it stays a
+// bare descriptor (an *os.File would register it with the poller, three
+// more system calls per Markdown file read).
+func rawRegularOnly(rf *rawFile, name string) (fs.File, error) {
+	st, err := rf.stat()
+	if err == nil && !fs.FileMode(st.Mode).IsRegular() {
+		err = fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, name)
+	}
+	if err != nil {
+		rf.Close()
+		return nil, err
+	}
+	return &statFile{rawFile: rf, info: stampInfo{name: path.Base(name), st: st}}, nil
+}
+
+// statFile is a rawFile that answers Stat from the stamp taken at open.
+type statFile struct {
+	*rawFile
+	info stampInfo
+}
+
+func (f *statFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+
+// stampInfo is the fs.FileInfo of a stamp.
+type stampInfo struct {
+	name string
+	st   fileStamp
+}
+
+func (i stampInfo) Name() string       { return i.name }
+func (i stampInfo) Size() int64        { return i.st.Size }
+func (i stampInfo) Mode() fs.FileMode  { return fs.FileMode(i.st.Mode) }
+func (i stampInfo) ModTime() time.Time { return time.Unix(0, i.st.Mtime) }
+func (i stampInfo) IsDir() bool        { return false }
+func (i stampInfo) Sys() any           { return nil }
 
 // regularOnly returns fh if it is a regular file, else closes it: a file
 // swapped for a FIFO or device after the scan is never read (a read could

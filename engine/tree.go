@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -67,7 +66,7 @@ func flatten(ctx context.Context, o Objects, tree Hash) ([]FileEntry, error) {
 			case ModeFile, ModeExecutable:
 				files = append(files, FileEntry{Path: p, Mode: en.Mode, ID: en.ID})
 			default:
-				fail(fmt.Errorf("%w: %s has git mode %o, which tv does not handle", ErrRefused, p, en.Mode))
+				fail(&BadEntryError{Path: p, Mode: en.Mode})
 				return
 			}
 		}

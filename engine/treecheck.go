@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ func validateCombined(ctx context.Context, o Objects, headTree Hash, changes []c
 		all = append(all, *f)
 	}
 	slices.SortFunc(all, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
+	if clash := fileFolderClashes(fsys.files, changes); len(clash) > 0 {
+		return nil, &ConflictError{Paths: clash}
+	}
 	findings, err := icm.ValidateEntries(fsys, walkListing(all), icm.KnownTools())
 	if err != nil {
 		return nil, err
@@ -55,6 +59,36 @@ func validateCombined(ctx context.Context, o Objects, headTree Hash, changes []c
 		findings = append(findings, icm.Finding{Rule: RulePathRules, Severity: icm.SeverityError, Message: fmt.Sprintf("%d files, over the %d-file limit", len(all), MaxImportFiles)})
 	}
 	return sortFindings(findings), nil
+}
+
+// fileFolderClashes lists the changed paths that are a file where the
+// combined tree also has a folder of that name (a file below it), or that
+// lie below a path that is a file there.
+func fileFolderClashes(files map[string]*FileEntry, changes []change) []string {
+	folders := map[string]bool{}
+	for p := range files {
+		addParents(folders, p)
+	}
+	var out []string
+	for _, c := range changes {
+		if c.Delete {
+			continue
+		}
+		clash := folders[c.Path]
+		for d := c.Path; !clash; {
+			i := strings.LastIndexByte(d, '/')
+			if i < 0 {
+				break
+			}
+			d = d[:i]
+			_, clash = files[d]
+		}
+		if clash {
+			out = append(out, c.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // walkListing lists the files and their folders in fs.WalkDir order (each

@@ -34,15 +34,21 @@ type Plan struct {
 	DeletedDirs   []string      `json:"deleted_folders"`
 	Findings      []icm.Finding `json:"findings"`
 	Valid         bool          `json:"valid"`
+	// Behind is set when the workspace's head is not the baseline: how
+	// far the checkout is behind and which files it lacks.
+	Behind *Behind `json:"behind,omitempty"`
 	// Ignored is how many entries .gitignore rules (and .git/info/exclude)
 	// left out of the plan: neither planned nor committed.
 	Ignored int `json:"ignored"`
 
-	base      *base
-	disk      *snapshot
-	refreshed bool                 // some file was hashed: the cache vouched for too little
-	rebased   bool                 // a commit recorded its version in the manifest (log) and cache
-	changed   map[string]*diskFile // the added and modified files
+	// diskFindings are the findings of the checkout's own stored tree,
+	// before judgeStored combines it with what it does not hold.
+	diskFindings []icm.Finding
+	base         *base
+	disk         *snapshot
+	refreshed    bool                 // some file was hashed: the cache vouched for too little
+	rebased      bool                 // a commit recorded its version in the manifest (log) and cache
+	changed      map[string]*diskFile // the added and modified files
 }
 
 // Changed reports whether the plan changes any file.
@@ -52,11 +58,24 @@ func (p *Plan) Changed() bool { return len(p.Added)+len(p.Modified)+len(p.Delete
 // and returns the change plan. It never writes to the vault; in the
 // checkout it refreshes only its own stat cache.
 func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
+	// An update interrupted after its journal is completed first: the
+	// plan must describe the files as the manifest does.
+	if err := recoverUpdate(dir); err != nil {
+		return nil, err
+	}
 	p, err := planCheckout(ctx, dir, true)
 	if err != nil {
 		return nil, err
 	}
-	p.disk.close()
+	defer p.disk.close()
+	if err := e.judge(ctx, p); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The checkout is judged on its own; commit will need the vault.
+		p.Findings = sortFindings(append(p.Findings, icm.Finding{Rule: RuleVault, Severity: icm.SeverityWarning,
+			Message: fmt.Sprintf("could not read the workspace in the vault (%v): whether this checkout is behind, and the tree a commit would store beyond it, were not checked", err)}))
+	}
 	return p, nil
 }
 
@@ -64,6 +83,20 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 // refresh, a stat cache that was missing or vouched for too little is
 // written (a commit writes its own, once, after the new version).
 func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) {
+	p, err := scanPlan(ctx, dir, refresh)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.validate(); err != nil {
+		p.disk.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// scanPlan is planCheckout without the ICM validation: the changes only
+// (what update and diff need).
+func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	// The manifest (or the cache that copies it) comes first: a directory
 	// that is not a checkout is refused before anything is scanned.
 	b, err := loadBase(dir)
@@ -85,23 +118,41 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 		return nil, err
 	}
 	p.classify()
-	p.Findings, err = validateCheckout(dir, disk)
-	if err != nil {
-		disk.close()
-		return nil, fmt.Errorf("validate %s: %w", dir, err)
-	}
-	if len(m.Scope) > 0 {
-		p.Findings = scopedFindings(p.Findings, m.Scope)
-	}
-	if pf := p.pathFindings(); len(pf) > 0 {
-		p.Findings = sortFindings(append(p.Findings, pf...))
-	}
-	p.Valid = !icm.HasErrors(p.Findings)
 	if refresh && p.cacheStale() {
 		// An accelerator only: a failure costs speed, not truth.
 		_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
 	}
-	return p, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		disk.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// validate judges the checkout's own stored tree: ICM rules, path rules,
+// unresolved merge conflicts.
+func (p *Plan) validate() error {
+	kept, dropped := storedListing(p.disk.listing)
+	var err error
+	p.Findings, err = validateCheckout(p.Dir, p.disk, kept)
+	if err != nil {
+		return fmt.Errorf("validate %s: %w", p.Dir, err)
+	}
+	if len(dropped) > 0 {
+		p.Findings = sortFindings(append(slices.Clip(p.Findings), droppedFindings(dropped)...))
+	}
+	if scope := p.base.header.Scope; len(scope) > 0 {
+		p.Findings = scopedFindings(p.Findings, scope)
+	}
+	if pf := p.pathFindings(); len(pf) > 0 {
+		p.Findings = sortFindings(append(p.Findings, pf...))
+	}
+	if cf := p.conflictFindings(); len(cf) > 0 {
+		p.Findings = sortFindings(append(p.Findings, cf...))
+	}
+	p.diskFindings = p.Findings
+	p.Valid = !icm.HasErrors(p.Findings)
+	return nil
 }
 
 // cacheStale reports whether the stat cache should be written afresh: it

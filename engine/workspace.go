@@ -199,15 +199,15 @@ func (e *Engine) Log(ctx context.Context, target string, limit int) (*LogResult,
 			}
 			parentTree = pc.Tree
 		}
-		a, m, d, err := diffTrees(ctx, e.vault, parentTree, c.Tree)
-		if err != nil {
-			return nil, err
-		}
-		v := Version{ID: id, Time: c.Author.When, Author: c.Author.Name, Email: c.Author.Email, Reason: subject(c.Message), Added: a, Modified: m, Deleted: d}
+		v := Version{ID: id, Time: c.Author.When, Author: c.Author.Name, Email: c.Author.Email, Reason: subject(c.Message)}
 		if scope != nil {
+			// Only the readable folders are compared: nothing outside
+			// them is read, counted or named in an error.
 			if err := e.redactVersion(ctx, &v, parentTree, c.Tree, scope); err != nil {
 				return nil, err
 			}
+		} else if v.Added, v.Modified, v.Deleted, err = diffTrees(ctx, e.vault, parentTree, c.Tree); err != nil {
+			return nil, err
 		}
 		res.Versions = append(res.Versions, v)
 		id = parent

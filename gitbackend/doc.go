@@ -2,8 +2,10 @@
 // only package of tv that imports go-git.
 //
 // An on-disk vault is a bare repository that stock git reads
-// (`git --git-dir=VAULT log --all`, `git fsck --strict`). Its config holds
-// the vault's random id as tv.vaultid.
+// (`git --git-dir=VAULT log --all`, `git fsck --strict`). Its random id is
+// the blob at VaultIDRef (refs/tv/vault), so mirrors and clones of the
+// vault are the same vault; older vaults' tv.vaultid config entry is read
+// and copied into the ref.
 //
 // Refs are read straight from the files (loose refs, then packed-refs) and
 // updated by git's own lockfile protocol: `<ref>.lock` is created with
@@ -25,6 +27,47 @@
 // under an O_EXCL lock file, and deletes them only once the new pack is
 // durable in place: an object is never lost, a crash at worst leaves a
 // duplicate. This is best effort and never fails the batch.
+//
+// # Remote vaults
+//
+// A Remote (OpenRemote) is a vault on a git server reached through
+// go-git's transport (https, ssh, file), with a local cache: a bare
+// repository per URL under the cache directory. It lists the server's refs
+// once, fetches only the objects of the refs a command reads that the
+// cache lacks (one upload-pack request, the cache's refs as haves), and
+// commits as one atomic receive-pack request (Remote.UpdateRefs): every
+// ref with its exact old value, verify-only commands (old = new) for refs
+// that must not move, only the objects the server lacks. A server without
+// the atomic capability is refused. go-git's Remote.Push is not used: it
+// drops unchanged refs (no verify step), walks every listed ref's objects
+// and downgrades atomic silently.
+//
+// # Binding a commit to the grants without contention
+//
+// A commit checks the writer's grants and binds that check to its ref
+// transaction with a verify-only step on engine.AccessRef, so a revoke
+// that lands first makes the commit fail instead of slipping through.
+// Taking that ref's lock made every commit of every workspace contend on
+// one file. The binding now scales as follows:
+//
+//   - Local vaults: a verify-only step takes no lock. It is re-read while
+//     the locks of the refs that change are held (verifyUnlocked). A ref
+//     is replaced only by rename, so the read sees the old or new value;
+//     a grant change renamed after the read is ordered after the commit,
+//     exactly as if the commit had taken the lock first. Commits to
+//     different workspaces share no lock at all.
+//   - Servers that run tv's hook (they carry EnforcedRef): the hook checks
+//     every push against the live grants under git's own ref transaction,
+//     so the client sends no verify step on the access ref.
+//   - Other servers: git locks a verified ref during the push, so
+//     concurrent commits may collide on refs/tv/access; a push refused for
+//     a locked ref is re-sent with jittered back-off (RemoteLockRetries),
+//     which lands concurrent committers instead of failing them.
+//
+// A lock left by a killed process never blocks commits to other
+// workspaces (they do not lock the access ref), and StaleLocks /
+// RemoveStaleLocks (`tv vault doctor`) report and clear those older than
+// StaleLockAge.
 //
 // NewMemory returns a vault on go-git's in-memory storage with the same
 // semantics, for tests.

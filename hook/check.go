@@ -175,7 +175,7 @@ func (c *checker) command(cmd Command) error {
 	kind, id := classifyRef(cmd.Ref)
 	switch kind {
 	case refOther:
-		c.rs.add(CodeNotTvRef, cmd.Ref, "not one of tv's refs (refs/tv/workspaces/ws_…, refs/tv/templates/tpl_…, %s); this repository is a tv vault", engine.AccessRef)
+		c.rs.add(CodeNotTvRef, cmd.Ref, "not one of tv's refs (refs/tv/workspaces/ws_…, refs/tv/templates/tpl_…, %s, %s); this repository is a tv vault", engine.AccessRef, gitbackend.VaultIDRef)
 		return nil
 	case refMalformed:
 		c.rs.add(CodeRefused, cmd.Ref, "malformed id %q: tv ids are ws_ or tpl_ followed by 20 characters of a-z and 2-7", id)

@@ -6,7 +6,8 @@
 //
 // Every ref update of a push (git's "old new ref" lines on stdin) must be
 // one of tv's refs — refs/tv/workspaces/ws_…, refs/tv/templates/tpl_…,
-// refs/tv/access — with a well-formed id. Workspaces move forward only
+// refs/tv/access — with a well-formed id, or refs/tv/vault (the vault's
+// identity, created once and never moved). Workspaces move forward only
 // (linear history descending from the current value), every new commit
 // carries tv's trailers (Tv-Kind, Tv-Id, Tv-Name) and a name no other
 // workspace has; templates are created once, by a vault manager, as one

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/thalix/tv/internal/regfile"
 )
 
 // Git state is read from the repository files directly (HEAD, refs,
@@ -16,6 +18,17 @@ import (
 // and only gitbackend may import it. Only the dirty flag runs `git status`
 // (when git is installed), bounded by DirtyTimeout: it uses git's index
 // stat cache, so it stays fast on big trees where re-hashing would not.
+//
+// Every file discovery reads goes through readGitFile: a regular file,
+// opened without blocking (a FIFO or /dev/zero is refused, not read), at
+// most MaxGitFileBytes (MaxPackedRefsBytes for packed-refs) and
+// DiscoveryReadTimeout per read, so a hostile or broken repository cannot
+// hang workspace_list or grow the server.
+
+// readGitFile reads one small repository file for discovery.
+func readGitFile(path string) ([]byte, error) {
+	return regfile.Read(path, MaxGitFileBytes, DiscoveryReadTimeout)
+}
 
 // gitRepo locates the repository of a worktree.
 type gitRepo struct {
@@ -48,7 +61,7 @@ func openWorktree(top string) (gitRepo, bool) {
 	}
 	gitDir := dotgit
 	if fi.Mode().IsRegular() {
-		b, err := os.ReadFile(dotgit)
+		b, err := readGitFile(dotgit)
 		if err != nil {
 			return gitRepo{}, false
 		}
@@ -64,11 +77,11 @@ func openWorktree(top string) (gitRepo, bool) {
 	} else if !fi.IsDir() {
 		return gitRepo{}, false
 	}
-	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
+	if fi, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
 		return gitRepo{}, false
 	}
 	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := readGitFile(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
@@ -81,30 +94,39 @@ func openWorktree(top string) (gitRepo, bool) {
 // worktrees returns the top directories of every worktree of the
 // repository: the main one (when the repository is not bare) and each
 // linked one listed in $GIT_COMMON_DIR/worktrees/*/gitdir whose
-// directory still exists.
+// directory still exists. A listed worktree counts only when its own .git
+// file points back to that same admin directory and common directory, as
+// `git worktree` makes them: a gitdir file naming some other repository
+// does not make it a workspace.
 func (r gitRepo) worktrees() []gitRepo {
 	var out []gitRepo
 	if filepath.Base(r.common) == ".git" {
-		if m, ok := openWorktree(filepath.Dir(r.common)); ok {
+		if m, ok := openWorktree(filepath.Dir(r.common)); ok && samePath(m.gitDir, r.common) {
 			out = append(out, m)
 		}
 	}
 	ents, _ := os.ReadDir(filepath.Join(r.common, "worktrees"))
 	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(r.common, "worktrees", e.Name(), "gitdir"))
+		admin := filepath.Join(r.common, "worktrees", e.Name())
+		b, err := readGitFile(filepath.Join(admin, "gitdir"))
 		if err != nil {
 			continue
 		}
 		p := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(r.common, "worktrees", e.Name(), p)
+			p = filepath.Join(admin, p)
 		}
-		if w, ok := openWorktree(filepath.Dir(filepath.Clean(p))); ok {
+		w, ok := openWorktree(filepath.Dir(filepath.Clean(p)))
+		if ok && samePath(w.gitDir, admin) && samePath(w.common, r.common) {
 			out = append(out, w)
 		}
 	}
 	return out
 }
+
+// samePath reports whether two paths name the same directory (after
+// symlinks).
+func samePath(a, b string) bool { return realPath(a) == realPath(b) }
 
 // GitState is a worktree's HEAD.
 type GitState struct {
@@ -115,17 +137,24 @@ type GitState struct {
 
 // head reads HEAD of the worktree.
 func (r gitRepo) head() GitState {
-	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	h, _ := r.readHead()
+	return h
+}
+
+// readHead reads HEAD of the worktree; an error means HEAD could not be
+// read as a small regular file (see readGitFile).
+func (r gitRepo) readHead() (GitState, error) {
+	b, err := readGitFile(filepath.Join(r.gitDir, "HEAD"))
 	if err != nil {
-		return GitState{}
+		return GitState{}, err
 	}
 	h := strings.TrimSpace(string(b))
 	ref, ok := strings.CutPrefix(h, "ref:")
 	if !ok {
-		return GitState{Head: h, Detached: true}
+		return GitState{Head: h, Detached: true}, nil
 	}
 	ref = strings.TrimSpace(ref)
-	return GitState{Branch: strings.TrimPrefix(ref, "refs/heads/"), Head: r.resolveRef(ref)}
+	return GitState{Branch: strings.TrimPrefix(ref, "refs/heads/"), Head: r.resolveRef(ref)}, nil
 }
 
 // resolveRef reads a ref from loose files (per-worktree dir first) or
@@ -134,7 +163,7 @@ func (r gitRepo) resolveRef(ref string) string {
 	for range 5 {
 		var v string
 		for _, dir := range []string{r.gitDir, r.common} {
-			if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+			if b, err := readGitFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
 				v = strings.TrimSpace(string(b))
 				break
 			}
@@ -152,12 +181,11 @@ func (r gitRepo) resolveRef(ref string) string {
 }
 
 func (r gitRepo) packedRef(ref string) string {
-	f, err := os.Open(filepath.Join(r.common, "packed-refs"))
+	b, err := regfile.Read(filepath.Join(r.common, "packed-refs"), MaxPackedRefsBytes, DiscoveryReadTimeout)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		id, name, ok := strings.Cut(sc.Text(), " ")

@@ -61,4 +61,13 @@ const (
 	// DirtyTimeout bounds the `git status` that decides a worktree's dirty
 	// flag; past it the flag is null (unknown).
 	DirtyTimeout = 3 * time.Second
+	// MaxGitFileBytes bounds each small repository file workspace
+	// discovery reads (.git, HEAD, commondir, worktrees/*/gitdir, loose
+	// refs); each must be a regular file.
+	MaxGitFileBytes = 64 << 10 // 64 KiB
+	// MaxPackedRefsBytes bounds the packed-refs file discovery reads.
+	MaxPackedRefsBytes = 16 << 20 // 16 MiB
+	// DiscoveryReadTimeout bounds each discovery read (a file on a hung
+	// network file system is given up on, not waited for).
+	DiscoveryReadTimeout = 2 * time.Second
 )

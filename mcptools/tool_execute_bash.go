@@ -18,7 +18,7 @@ import (
 var executeBashSpec = Spec{
 	Name:  "execute_bash",
 	Title: "Run bash command",
-	Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; the timeout (default %d s, range %d-%d) kills the whole group. ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
+	Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; when bash exits, and at the timeout (default %d s, range %d-%d), the whole group is killed: background jobs do not outlive the command (setsid escapes this). ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
 		fmt.Sprintf("Combined stdout/stderr is capped at %d bytes (MaxBashOutputBytes), keeping head and tail with a marker where cut. Command at most %d bytes. A nonzero exit is an error unless allow_nonzero_exit. ", MaxBashOutputBytes, MaxCommandBytes) +
 		"Not a sandbox: the command can reach anything the server's user can. Obeys the branch gate (--require-branch).",
 	Input: Object(Schema{
@@ -97,11 +97,13 @@ func (l *Local) executeBash(ctx context.Context, raw json.RawMessage) (*mcp.Call
 }
 
 // RunBash runs `bash -c command` in dir in a new process group with stdin
-// from /dev/null and stdout and stderr on one pipe. At the timeout, or
-// when ctx ends, the whole group is killed (SIGKILL). After bash exits,
-// output is read for at most BashDrainTimeout more while background
-// processes keep the pipe open (they are left running). Output beyond
-// maxOutput bytes keeps its head and tail with a marker between.
+// from /dev/null and stdout and stderr on one pipe. When bash exits, at
+// the timeout, or when ctx ends, the whole group is killed (SIGKILL):
+// background jobs do not outlive the command (one that called setsid has
+// left the group and escapes). Output is then read for at most
+// BashDrainTimeout more while anything outside the group still holds the
+// pipe open. Output beyond maxOutput bytes keeps its head and tail with a
+// marker between.
 func RunBash(ctx context.Context, command, dir string, timeout time.Duration, maxOutput int) (*BashResult, error) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -124,20 +126,29 @@ func RunBash(ctx context.Context, command, dir string, timeout time.Duration, ma
 	out := &headTail{limit: maxOutput}
 	read := make(chan struct{})
 	go func() { io.Copy(out, pr); close(read) }()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	exited := make(chan bool, 1)
+	go func() { exited <- waitExited(cmd) }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	d := &BashResult{}
+	reaped, returned := false, false
 	select {
-	case <-waited:
+	case reaped = <-exited:
+		returned = true
 	case <-timer.C:
 		d.TimedOut = true
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-waited
 	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-waited
+	}
+	// The command returned, timed out or was cancelled: its whole process
+	// group goes, background jobs included, so nothing it started is left
+	// running untracked (a job that called setsid has left the group and
+	// escapes this).
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if !returned {
+		reaped = <-exited
+	}
+	if !reaped {
+		cmd.Wait()
 	}
 	select {
 	case <-read:

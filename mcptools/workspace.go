@@ -34,6 +34,31 @@ var ErrUnknownWorkspace = errors.New("unknown workspace")
 // ErrBranchGate is wrapped when --require-branch refuses a mutating tool.
 var ErrBranchGate = errors.New("branch gate")
 
+// ErrImplicitRoot is wrapped when the directory a host started the server
+// in is the file-system root or the home directory itself, and no --root
+// was given.
+var ErrImplicitRoot = errors.New("implicit launch root refused")
+
+// CheckImplicitRoot refuses dir as a launch root nobody chose: the
+// file-system root (Claude Desktop, for one, starts servers in /) and the
+// home directory itself (home is the user's whole world: keys, configs,
+// every project). Serving either takes an explicit --root.
+func CheckImplicitRoot(dir, home string) error {
+	d := realPath(dir)
+	what := ""
+	switch {
+	case filepath.Dir(d) == d:
+		what = "the file-system root"
+	case home != "" && d == realPath(home):
+		what = "your home directory"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: the server was started in %s (%s), which would make all of it the launch workspace; "+
+		"start it in a project directory, or pass --root DIR (`tv mcp install --root DIR` writes it for hosts that start servers in / or ~; "+
+		"pass --root %s to serve %s on purpose)", ErrImplicitRoot, d, what, d, what)
+}
+
 // WorkspaceRef is the workspace member of a result envelope.
 type WorkspaceRef struct {
 	ID   string `json:"id"`
@@ -347,8 +372,13 @@ func (w workspace) entry(ctx context.Context) WorkspaceEntry {
 		}
 		return e
 	}
-	h := w.repo.head()
+	h, err := w.repo.readHead()
 	e.Git = &h
+	if err != nil {
+		// git status would open the same HEAD and could hang on it.
+		e.DirtyNote = "HEAD could not be read: " + err.Error()
+		return e
+	}
 	d, err := dirty(ctx, w.Root)
 	if err != nil {
 		e.DirtyNote = err.Error()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/atomicfile"
+	"github.com/thalix/tv/internal/regfile"
 )
 
 // ManifestName is the file a checkout directory holds; a registry entry
@@ -91,7 +92,7 @@ func live(all []Mount) []Mount {
 }
 
 func readAll(path string) ([]Mount, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.Read(path, MaxRegistryBytes, RegistryReadTimeout)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

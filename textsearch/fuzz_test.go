@@ -77,7 +77,11 @@ func matcherModes(t *testing.T, pattern string) (map[string]*lineMatcher, []stri
 		}
 		modes["prefilter-raw"] = m.init()
 	}
-	if w, err := regexp.Compile(lineSafe(parsed).String()); err == nil {
+	safe := lineSafe(parsed)
+	if seq := newClassSeq(safe); seq != nil {
+		modes["classseq"] = (&lineMatcher{mode: modeClassSeq, re: re, seq: seq}).init()
+	}
+	if w, err := regexp.Compile(safe.String()); err == nil {
 		modes["whole"] = (&lineMatcher{mode: modeWhole, re: re, whole: w}).init()
 	} else {
 		t.Errorf("line-safe rewrite of %q does not compile: %v", pattern, err)
@@ -108,6 +112,8 @@ func FuzzLiteralExtraction(f *testing.F) {
 		{`x*`, "\n\nabc"},
 		{`(a|)b`, "b\nab\n"},
 		{`(?m)^a$`, "a\nba\na"},
+		{`[0-9]{4}-[0-9]{2}\b`, "x2024-12 y\n2024-123\n99-12\n1234-56\n"},
+		{`[0-9]{9}[a-f]{3}`, "0123456789abc\n123456789ab\n0000000000000000fff\n"},
 		{`é+`, "café\n\xff\xfe é\n"},
 		{`a{2,}b`, "aab\nab\n"},
 		{`[0-9]{3}[a-f]`, "123a\n12a\n"},
@@ -211,7 +217,10 @@ func TestModeSelection(t *testing.T) {
 		{`^\s*[a-z]+\s*$`, false, modePerLine},
 		{`^\s*//\s*$`, false, modePrefilter},
 		{`^a|\Ab`, false, modePerLine},
-		{`[0-9]{9}[a-f]{3}`, false, modeWhole},
+		{`[0-9]{9}[a-f]{3}`, false, modeClassSeq},
+		{`[0-9]+[a-f]`, false, modeWhole},
+		{`[a-z][a-z]+[0-9]`, false, modeWhole}, // leading classes too common to scan for
+		{`[0-9][0-9][0-9][0-9]-[0-9][0-9]`, false, modeClassSeq},
 		{`(?i)close`, false, modeWhole},
 		{`\Aab\z`, false, modePrefilter},
 	}

@@ -14,6 +14,7 @@ const (
 	modePrefilter        // bytes.Index for required literals, then the regexp on that line
 	modeWhole            // a line-safe rewrite of the regexp run over the whole buffer
 	modePerLine          // the regexp run on each line (fallback of the fallback)
+	modeClassSeq         // a scan for the leading byte classes, then the regexp anchored there
 )
 
 // lineMatcher matches a pattern against lines (grep semantics: the
@@ -26,6 +27,7 @@ type lineMatcher struct {
 	re    *regexp.Regexp // the regexp as given, applied to one line
 	lits  [][]byte       // modePrefilter: every match contains one of these
 	whole *regexp.Regexp // modeWhole
+	seq   *classSeq      // modeClassSeq
 
 	litF  *litFinder   // finder for lit (set by init)
 	litFs []*litFinder // finders for lits (set by init)
@@ -81,7 +83,12 @@ func compileMatcher(pattern string, fixed bool) (*lineMatcher, error) {
 		// whole buffer Go's regexp would step through every byte.
 		return m, nil
 	}
-	if w, err := regexp.Compile(lineSafe(parsed).String()); err == nil {
+	safe := lineSafe(parsed)
+	if seq := newClassSeq(safe); seq != nil {
+		m.mode, m.seq = modeClassSeq, seq
+		return m, nil
+	}
+	if w, err := regexp.Compile(safe.String()); err == nil {
 		m.mode, m.whole = modeWhole, w
 	}
 	return m, nil
@@ -243,6 +250,12 @@ func (f *finder) nextMatch(pos int) (start, end, col int, ok bool) {
 			return 0, 0, 0, false // the empty "line" after a final newline
 		}
 		start, end = lineBounds(data, pos, i)
+		return start, end, i - start + 1, true
+	case modeClassSeq:
+		i, start, end := m.seq.next(data, pos)
+		if i < 0 {
+			return 0, 0, 0, false
+		}
 		return start, end, i - start + 1, true
 	default: // modePerLine
 		for pos < len(data) {

@@ -85,18 +85,23 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 
-now_ns() { date +%s%N; }
-# push URL: pushes the workspace's current version; prints milliseconds.
-push() {
-	local t0 t1
-	t0=$(now_ns)
-	git --git-dir="$TV_VAULT" push -q "$1" "refs/tv/workspaces/$ws" 2>"$WORK/push.err" || {
-		cat "$WORK/push.err" >&2
+TIME=/usr/bin/time
+if ! "$TIME" -f %e true >/dev/null 2>&1; then
+	echo "compare.sh: needs GNU time at $TIME (apt-get install time)" >&2
+	exit 2
+fi
+# timed CMD...: runs CMD and prints "wall-ms cpu-ms", CPU being user+sys
+# of CMD and every process it waited for (receive-pack and the hook, for a
+# local push; the daemon's children are not ours to count).
+timed() {
+	"$TIME" -f '%e %U %S' -o "$WORK/time" "$@" 2>"$WORK/cmd.err" >/dev/null || {
+		cat "$WORK/cmd.err" >&2
 		exit 1
 	}
-	t1=$(now_ns)
-	echo $(((t1 - t0) / 1000))
+	awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time"
 }
+# push URL: pushes the workspace's current version.
+push() { timed git --git-dir="$TV_VAULT" push -q "$1" "refs/tv/workspaces/$ws"; }
 
 changed=$(printf 'stages/01-research/references/bulk/d%03d/f000.md' $(((FILES + 99) / 100 / 2)))
 declare -A samples
@@ -108,7 +113,9 @@ for ((i = 0; i < REPS; i++)); do
 		if [[ $transport == local ]]; then base=$srv; else base=git://127.0.0.1:$port; fi
 		if ((i % 2)); then order="hooked plain"; else order="plain hooked"; fi
 		for kind in $order; do
-			samples[$transport.$kind]+="$(push "$base/$kind.git") "
+			read -r wall cpu < <(push "$base/$kind.git")
+			samples[$transport.$kind]+="$wall "
+			samples[$transport.$kind.cpu]+="$cpu "
 		done
 	done
 done
@@ -118,32 +125,38 @@ done
 # push, without the transport's noise.
 old=$(git --git-dir="$TV_VAULT" rev-parse "refs/tv/workspaces/$ws^")
 new=$(git --git-dir="$TV_VAULT" rev-parse "refs/tv/workspaces/$ws")
+printf '%s %s refs/tv/workspaces/%s\n' "$old" "$new" "$ws" >"$WORK/step"
 for ((i = 0; i < REPS; i++)); do
-	t0=$(now_ns)
-	(cd "$srv/hooked.git" && echo "$old $new refs/tv/workspaces/$ws" | "$tv" hook pre-receive --user-env TV_PUSHER)
-	t1=$(now_ns)
-	samples[alone]+="$(((t1 - t0) / 1000)) "
-	t0=$(now_ns)
-	(cd "$srv/hooked.git" && true)
-	t1=$(now_ns)
-	samples[alone0]+="$(((t1 - t0) / 1000)) "
+	read -r wall cpu < <(cd "$srv/hooked.git" && timed sh -c "exec '$tv' hook pre-receive --user-env TV_PUSHER <'$WORK/step'")
+	samples[alone]+="$wall "
+	samples[alone.cpu]+="$cpu "
+	read -r wall cpu < <(timed true)
+	samples[true]+="$wall "
 done
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 fail=0
-printf '\n| transport | no hook | hook | added | hook/no hook | target |\n|---|---|---|---|---|---|\n'
-for transport in local daemon; do
-	p=$(median <<<"${samples[$transport.plain]}")
-	h=$(median <<<"${samples[$transport.hooked]}")
-	line=$(awk -v p="$p" -v h="$h" -v am="$ADDED_MS_TARGET" -v rt="$RATIO_TARGET" 'BEGIN {
-		added = (h - p) / 1000; ratio = h / p
+printf '\n| transport | measure | no hook | hook | added | hook/no hook | target |\n|---|---|---|---|---|---|---|\n'
+row() { # transport measure plain-samples hooked-samples gated
+	local p h
+	p=$(median <<<"$3")
+	h=$(median <<<"$4")
+	awk -v t="$1" -v m="$2" -v p="$p" -v h="$h" -v g="$5" -v am="$ADDED_MS_TARGET" -v rt="$RATIO_TARGET" -v n="$FILES" -v r="$REPS" 'BEGIN {
+		added = h - p; ratio = (p > 0) ? h / p : 0
 		ok = (added <= am && ratio <= rt) ? "met" : "MISSED"
-		printf "%.1f ms | %.1f ms | %.1f ms | %.2f | ≤ %d ms and ≤ %.1f: %s", p / 1000, h / 1000, added, ratio, am, rt, ok
-	}')
-	printf '| %s (%d files, %d pushes) | %s |\n' "$transport" "$FILES" "$REPS" "$line"
+		target = g ? sprintf("≤ %d ms and ≤ %.1f: %s", am, rt, ok) : "info"
+		printf "| %s (%d files, %d pushes) | %s | %d ms | %d ms | %d ms | %.2f | %s |\n", t, n, r, m, p, h, added, ratio, target
+	}'
+}
+for transport in local daemon; do
+	line=$(row "$transport" "wall, median" "${samples[$transport.plain]}" "${samples[$transport.hooked]}" 1)
+	echo "$line"
 	[[ $line == *MISSED* ]] && fail=1
+	if [[ $transport == local ]]; then
+		row local "CPU of push + receive-pack + hook, median" "${samples[local.plain.cpu]}" "${samples[local.hooked.cpu]}" 0
+	fi
 done
-a=$(median <<<"${samples[alone]}")
-a0=$(median <<<"${samples[alone0]}")
-awk -v a="$a" -v a0="$a0" 'BEGIN { printf "\n`tv hook pre-receive` alone on that one-file step: %.1f ms (a subshell that runs nothing: %.1f ms)\n", a / 1000, a0 / 1000 }'
+awk -v a="$(median <<<"${samples[alone]}")" -v c="$(median <<<"${samples[alone.cpu]}")" -v z="$(median <<<"${samples[true]}")" 'BEGIN {
+	printf "\n`tv hook pre-receive` alone on that one-file step: %d ms wall, %d ms CPU (starting `true` the same way: %d ms wall)\n", a, c, z
+}'
 exit $fail

@@ -128,4 +128,9 @@ func addErrorDetails(doc map[string]any, err error) {
 	if errors.As(err, &ce) {
 		doc["paths"] = ce.Paths
 	}
+	var uc *engine.UpdateConflictError
+	if errors.As(err, &uc) {
+		doc["paths"] = nonNil(uc.Paths)
+		doc["unmergeable"] = uc.Unmergeable
+	}
 }

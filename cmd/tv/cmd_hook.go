@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,10 +43,10 @@ func (a *app) runHookPreReceive(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	err := hook.PreReceive(ctx, a.io.Stdin, hook.Options{Getenv: a.io.Getenv, UserEnv: cmd.String("user-env"), Stderr: a.io.Stderr})
-	if err != nil {
+	if errors.Is(err, hook.ErrPushRefused) {
 		return silent{err} // the refusal lines are the report
 	}
-	return nil
+	return err
 }
 
 func (a *app) runHookInstall(ctx context.Context, cmd *cli.Command) error {

@@ -20,7 +20,7 @@ func (a *app) mcpLocalCommand() *cli.Command {
 			"stdout carries JSON-RPC only; diagnostics go to stderr. The server exits when stdin closes.",
 		UsageText: "tv mcp local [--root DIR] [--require-branch GLOB]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "root", Usage: "launch workspace directory (default: the working directory)"},
+			&cli.StringFlag{Name: "root", Usage: "launch workspace directory (default: the working directory, which may not be / or your home directory)"},
 			&cli.StringFlag{Name: "require-branch", Usage: "write_file, edit_tool and execute_bash need the workspace's branch to match this glob"},
 		},
 		Action: a.action(a.runMCPLocal),
@@ -38,6 +38,9 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 			return fmt.Errorf("working directory: %w", err)
 		}
 		root = wd
+		if err := mcptools.CheckImplicitRoot(root, a.io.Getenv("HOME")); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	srv, err := mcptools.New(mcptools.Config{
 		LaunchDir:     root,

@@ -48,6 +48,23 @@ func (a *app) workspaceCommand() *cli.Command {
 				Action:    a.action(a.runWalkTest),
 			},
 			{
+				Name: "status", Usage: "walk-test under the name a git user types: changes, findings, and how far behind the head",
+				UsageText: "tv workspace status DIR [--json]",
+				Action:    a.action(a.runWalkTest),
+			},
+			{
+				Name: "update", Usage: "bring a checkout to its workspace's head, keeping local changes; atomic",
+				UsageText: "tv workspace update [DIR] [--merge] [--json]",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "merge", Usage: "merge files changed here and upstream as text (conflict markers where both changed the same lines)"}},
+				Action:    a.action(a.runUpdate),
+			},
+			{
+				Name: "diff", Usage: "show a checkout's changes as a unified diff against its baseline (or the head)",
+				UsageText: "tv workspace diff [DIR] [PATH...] [--head] [--json]",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "head", Usage: "compare with the workspace's current head instead of the baseline"}},
+				Action:    a.action(a.runDiff),
+			},
+			{
 				Name: "commit", Usage: "commit a checkout's changes as a new version, atomically",
 				UsageText: "tv workspace commit [DIR] --reason TEXT [--json]   (DIR: default the checkout holding the current folder)",
 				Flags:     []cli.Flag{&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (becomes the version's message)", Required: true}},
@@ -212,6 +229,9 @@ func (a *app) runCommit(ctx context.Context, cmd *cli.Command) error {
 		fmt.Fprintf(w, "Committed version %s of %s: %d added, %d modified, %d deleted\n", res.Version.Short(), res.WorkspaceName, res.Added, res.Modified, res.Deleted)
 		if !res.OnTopOf.IsZero() {
 			fmt.Fprintf(w, "(applied on top of %s: the workspace had moved, no file of this commit had)\n", res.OnTopOf.Short())
+		}
+		if res.Behind {
+			fmt.Fprintf(w, "this checkout lacks files others changed upstream: run `tv workspace update %s`\n", cmd.Args().First())
 		}
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,5 +102,109 @@ func TestHistoryForFolderReaders(t *testing.T) {
 	e.serve("bob", "").call(t, "vault_workspace_list", nil).ok(t, &wl)
 	if len(wl.Workspaces) != 1 || wl.Workspaces[0].Reason != "" || wl.Workspaces[0].UpdatedBy != "" || !wl.Workspaces[0].Partial {
 		t.Fatalf("vault_workspace_list for bob: %+v", wl)
+	}
+}
+
+// plantEntry adds, with stock git plumbing, an entry of the given mode
+// (120000 symlink, 160000 gitlink) at path to the head of workspace ws.
+func (e *vsEnv) plantEntry(ws, mode, path, target string) {
+	e.t.Helper()
+	ref := "refs/tv/workspaces/" + ws
+	idx := filepath.Join(e.base, "plant.index")
+	defer os.Remove(idx)
+	run := func(stdin string, args ...string) string {
+		cmd := exec.Command("git", append([]string{"--git-dir=" + e.vault}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+idx, "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=mallory", "GIT_AUTHOR_EMAIL=m@example.invalid", "GIT_COMMITTER_NAME=mallory", "GIT_COMMITTER_EMAIL=m@example.invalid")
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			e.t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	old := run("", "rev-parse", ref)
+	run("", "read-tree", ref)
+	id := target
+	if mode == "120000" {
+		id = run(target, "hash-object", "-w", "--stdin")
+	}
+	run("", "update-index", "--add", "--cacheinfo", mode+","+id+","+path)
+	commit := run(run("", "log", "-1", "--format=%B", old), "commit-tree", run("", "write-tree"), "-p", old)
+	run("", "update-ref", ref, commit, old)
+}
+
+// TestHiddenBadEntriesNotNamed: a symlink and a gitlink planted with stock
+// git in stages/02-draft, which bob cannot read, fail his checkout (CLI
+// and vault_workspace_checkout) and vault_file_find closed, without naming
+// them; his log still works. alice, who reads everything, is told the path.
+func TestHiddenBadEntriesNotNamed(t *testing.T) {
+	for _, tc := range []struct{ mode, name, target string }{
+		{"120000", "HIDDEN-LINK-7731", "/etc/passwd"},
+		{"160000", "HIDDEN-GITLINK-7731", "1111111111111111111111111111111111111111"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			e := newVSEnv(t)
+			ws := e.setup()
+			e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
+			e.plantEntry(ws, tc.mode, "stages/02-draft/output/"+tc.name, tc.target)
+			hidden := func(where, text string) {
+				t.Helper()
+				for _, word := range []string{tc.name, "02-draft"} {
+					if strings.Contains(text, word) {
+						t.Fatalf("%s names the hidden entry (%q):\n%s", where, word, text)
+					}
+				}
+			}
+			out, errs, code := e.tv("bob", "", "workspace", "checkout", "demo", "--output", filepath.Join(e.base, "bob-co"))
+			if code == 0 {
+				t.Fatalf("bob's checkout succeeded over a planted entry:\n%s", out)
+			}
+			hidden("tv workspace checkout", out+errs)
+			r := e.serve("bob", "").call(t, "vault_workspace_checkout", map[string]any{"workspace": "demo", "output_dir": filepath.Join(e.base, "bob-co2")})
+			r.refused(t, "folder you cannot read")
+			hidden("vault_workspace_checkout", r.text)
+			r = e.serve("bob", "", "--workspace", "demo", "--stage", "stages/01-research").call(t, "vault_file_find", map[string]any{"pattern": "**"})
+			r.refused(t, "folder you cannot read")
+			hidden("vault_file_find", r.text)
+			hidden("tv workspace log", e.must("bob", "workspace", "log", "demo"))
+
+			_, errs, code = e.tv("alice", "", "workspace", "checkout", "demo", "--output", filepath.Join(e.base, "alice-co"))
+			if code == 0 || !strings.Contains(errs, tc.name) {
+				t.Fatalf("alice's checkout: exit %d, want the planted path named:\n%s", code, errs)
+			}
+		})
+	}
+}
+
+// TestMCPServeUnboundFailsClosed: a scoped server whose workspace cannot
+// be resolved — unknown, invisible to the user, or nobody logged in —
+// starts, lists no tools, refuses every call with the reason, and its
+// instructions say why and what to do (the README's not-found and
+// not-logged-in fail-closed reasons).
+func TestMCPServeUnboundFailsClosed(t *testing.T) {
+	e := newVSEnv(t)
+	e.setup()
+	for _, c := range []struct{ name, user, ws, reason, advice string }{
+		{"unknown workspace", "alice", "nosuch", "not-found", "tv workspace list"},
+		{"invisible workspace", "bob", "demo", "not-found", "tv workspace list"},
+		{"not logged in", "dave", "demo", "not-logged-in", "tv login"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := e.serve(c.user, "", "--workspace", c.ws, "--stage", "stages/01-research")
+			if got := s.names(t); len(got) != 0 {
+				t.Fatalf("tools %v", got)
+			}
+			ins := s.cs.InitializeResult().Instructions
+			for _, w := range []string{"NO TOOLS", c.reason, c.advice} {
+				if !strings.Contains(ins, w) {
+					t.Fatalf("instructions %q lack %q", ins, w)
+				}
+			}
+			s.call(t, "vault_file_read", map[string]any{"path": "CLAUDE.md"}).refused(t, "fail-closed", c.reason)
+			if r := e.lastEvidence(); r.Result != "fail-closed" || r.Reason != c.reason {
+				t.Fatalf("evidence %+v", r)
+			}
+		})
 	}
 }

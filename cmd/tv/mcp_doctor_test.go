@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -47,7 +48,10 @@ func (e *doctorEnv) run(env []string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	c := exec.Command(e.bin, args...)
 	c.Env = append(slices.Clone(e.env), env...)
-	c.Dir = e.home
+	// A project directory, not home itself: `tv mcp local` (which the
+	// doctor launches in its own directory) refuses home as an implicit root.
+	c.Dir = filepath.Join(e.home, "project")
+	os.MkdirAll(c.Dir, 0o755)
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
 	code := 0

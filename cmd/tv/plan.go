@@ -26,6 +26,8 @@ type planDoc struct {
 	Truncated     bool              `json:"truncated"`
 	Findings      []icm.Finding     `json:"findings"`
 	Ignored       int               `json:"ignored"`
+	// Behind is null when the checkout is at the workspace's head.
+	Behind *engine.Behind `json:"behind"`
 }
 
 func newPlanDoc(p *engine.Plan) planDoc {
@@ -48,18 +50,37 @@ func newPlanDoc(p *engine.Plan) planDoc {
 	if len(findings) > engine.MaxFindingsShown {
 		findings, truncated = findings[:engine.MaxFindingsShown], true
 	}
+	var behind *engine.Behind
+	if p.Behind != nil {
+		b := *p.Behind
+		if len(b.Files) > engine.MaxPlanEntries {
+			b.Files, truncated = b.Files[:engine.MaxPlanEntries], true
+		}
+		if len(b.Conflicts) > engine.MaxPlanEntries {
+			b.Conflicts, truncated = b.Conflicts[:engine.MaxPlanEntries], true
+		}
+		behind = &b
+	}
 	return planDoc{
-		WorkspaceID: p.WorkspaceID, WorkspaceName: p.WorkspaceName, Baseline: p.Baseline,
+		Behind: behind, WorkspaceID: p.WorkspaceID, WorkspaceName: p.WorkspaceName, Baseline: p.Baseline,
 		Valid: p.Valid, Changed: p.Changed(),
 		Counts: map[string]int{
 			"added": len(p.Added), "modified": len(p.Modified), "deleted": len(p.Deleted),
 			"added_folders": len(p.AddedDirs), "deleted_folders": len(p.DeletedDirs),
 			"errors": countSeverity(p.Findings, icm.SeverityError), "warnings": countSeverity(p.Findings, icm.SeverityWarning),
+			"behind_files": behindFiles(p),
 		},
 		Added: files(p.Added), Modified: files(p.Modified), Deleted: files(p.Deleted),
 		AddedDirs: dirs(p.AddedDirs), DeletedDirs: dirs(p.DeletedDirs),
 		Truncated: truncated, Findings: nonNil(findings), Ignored: p.Ignored,
 	}
+}
+
+func behindFiles(p *engine.Plan) int {
+	if p.Behind == nil {
+		return 0
+	}
+	return len(p.Behind.Files)
 }
 
 func countSeverity(fs []icm.Finding, s icm.Severity) int {
@@ -81,6 +102,7 @@ func printPlan(w io.Writer, p *engine.Plan) {
 		fmt.Fprintf(w, "%d added, %d modified, %d deleted; %d folders added, %d deleted\n",
 			len(p.Added), len(p.Modified), len(p.Deleted), len(p.AddedDirs), len(p.DeletedDirs))
 	}
+	printBehind(w, p)
 	section := func(title string, n int, line func(i int) string) {
 		if n == 0 {
 			return
@@ -114,6 +136,32 @@ func printPlan(w io.Writer, p *engine.Plan) {
 	} else {
 		fmt.Fprintln(w, "INVALID: fix the errors above; commit refuses an invalid tree")
 	}
+}
+
+// printBehind says how far the checkout is behind its workspace's head.
+func printBehind(w io.Writer, p *engine.Plan) {
+	b := p.Behind
+	switch {
+	case b == nil:
+		return
+	case b.Deleted:
+		fmt.Fprintf(w, "the workspace %s no longer exists in this vault: this checkout cannot be updated or committed\n", p.WorkspaceID)
+		return
+	}
+	more := ""
+	if b.More {
+		more = "more than "
+	}
+	fmt.Fprintf(w, "behind: the workspace is at %s, %s%d version(s) past this checkout's baseline; %d file(s) here are not at the head's version\n",
+		b.Head.Short(), more, b.Versions, len(b.Files))
+	for i, f := range b.Files {
+		if i == engine.MaxPlanEntries {
+			fmt.Fprintf(w, "  … and %d more\n", len(b.Files)-i)
+			break
+		}
+		fmt.Fprintf(w, "  < %s\n", f)
+	}
+	fmt.Fprintf(w, "run `tv workspace update %s` to bring them in\n", p.Dir)
 }
 
 func asInvalid(err error) (*engine.InvalidTreeError, bool) {

@@ -240,6 +240,8 @@ func rpcRaw(t *testing.T, s *Server, method string, params any) (json.RawMessage
 	var res any
 	var err error
 	switch method {
+	case "initialize": // the client's handshake, done on connecting
+		res = cs.InitializeResult()
 	case "tools/list":
 		res, err = cs.ListTools(ctx, &mcp.ListToolsParams{})
 	case "tools/call":

@@ -140,6 +140,9 @@ func (s *Server) resolve(ctx context.Context) *ScopeState {
 		st.Hidden = len(scopedTools)
 		return st
 	}
+	if s.unbound != nil {
+		return fail(engineReason(s.unbound), s.unbound)
+	}
 	eff, err := s.eng.EffectiveRank(ctx, s.ws.ID, s.stage)
 	if err != nil {
 		return fail(engineReason(err), err)

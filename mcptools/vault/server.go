@@ -55,6 +55,11 @@ type Server struct {
 	state   *ScopeState
 	checked time.Time
 	listed  map[string]bool // the tools the SDK server lists now
+
+	// unbound is why the scoped workspace could not be resolved at start
+	// (not logged in, not found, ambiguous); the server then serves with
+	// no tools and explains it, and ws holds the id or name asked for.
+	unbound error
 }
 
 // tool pairs a spec with the rank it needs on the stage (scoped tools)
@@ -129,9 +134,12 @@ func StageFolder(stage string) (string, error) {
 }
 
 // New checks cfg and returns a server. In scoped mode it resolves the
-// workspace once (an unknown, invisible or ambiguous one is an error: a
-// server is never bound to a workspace it cannot name) and resolves the
-// scope a first time, recording evidence.
+// workspace once and resolves the scope a first time, recording evidence.
+// A workspace that cannot be resolved (not logged in, unknown, invisible
+// or ambiguous) is not an error: the server starts fail-closed, with no
+// tools and instructions that say why and what to do, so the host shows
+// the reason (a server is never bound to a workspace it cannot name; it
+// must be restarted once the cause is fixed). Usage errors still fail.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, errors.New("vaultmcp: no engine")
@@ -151,11 +159,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.stage, s.tools = stage, scopedTools
 		info, err := cfg.Engine.ResolveWorkspace(ctx, cfg.Workspace)
-		if err != nil {
+		switch {
+		case err == nil:
+			s.ws = &Repository{ID: info.ID, Name: info.Name}
+		case errors.Is(err, engine.ErrUsage):
 			return nil, err
+		default:
+			s.ws, s.unbound = &Repository{ID: cfg.Workspace, Name: cfg.Workspace}, err
 		}
-		s.ws, s.stage, s.tools = &Repository{ID: info.ID, Name: info.Name}, stage, scopedTools
 	}
 	v, err := mcptools.NewValidator(specs(s.tools))
 	if err != nil {
@@ -240,6 +253,10 @@ func (s *Server) instructions() string {
 		return "tv vault, discovery mode: vault_whoami (who you act as), vault_template_list, vault_workspace_list (workspaces you can read) and vault_workspace_checkout (writes a credential-free checkout of a workspace into an absolute output_dir). " +
 			"For a stage's file and commit tools, the host starts `tv mcp serve --workspace <id> --stage stages/NN-slug`."
 	}
+	if s.unbound != nil {
+		return fmt.Sprintf("tv vault, scoped to stage %s of workspace %q: NO TOOLS ARE AVAILABLE (fail-closed, reason %s): %v. %s Then restart this server (the host's MCP settings or /mcp).",
+			s.stage, s.ws.Name, engineReason(s.unbound), s.unbound, unboundAdvice(s.unbound))
+	}
 	return fmt.Sprintf("tv vault, scoped to stage %s of workspace %s (%s). The tools listed are those the stage's CONTEXT.md policy declares and your access rank on the stage allows; "+
 		"the set follows the vault (tools/list_changed), and a tool that is no longer listed is refused. Paths are workspace-relative slash paths such as %s/CONTEXT.md; "+
 		"you may read any path of the workspace you have read access to (the contract's Inputs). Change files in a checkout, then vault_workspace_walk_test and vault_workspace_commit with a reason.",
@@ -318,3 +335,14 @@ func (s *Server) watchScope(ctx context.Context) {
 
 // decode decodes a tool's arguments strictly.
 func decode(raw json.RawMessage, v any) error { return mcptools.DecodeArgs(raw, v) }
+
+// unboundAdvice says how to fix a workspace that could not be resolved.
+func unboundAdvice(err error) string {
+	switch engineReason(err) {
+	case ReasonNotLoggedIn:
+		return "Run `tv login --user NAME` as the user this server runs as."
+	case ReasonNotFound:
+		return "Check the workspace id or name with `tv workspace list` (and your access with `tv access list`), and fix --workspace."
+	}
+	return "Check --workspace with `tv workspace list` (use the id when a name is ambiguous)."
+}

@@ -2,6 +2,7 @@ package vaultmcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -32,7 +33,6 @@ func TestNewRefusesBadScope(t *testing.T) {
 		{f.ws.ID, "stages/research", engine.ErrUsage},
 		{f.ws.ID, "../stages/01-research", engine.ErrUsage},
 		{f.ws.ID, "stages/01-research/output", engine.ErrUsage},
-		{"nosuch", stage1, engine.ErrNotFound},
 		{engine.BuiltinTemplateID, stage1, engine.ErrUsage},
 	} {
 		_, err := New(ctx, Config{Engine: f.admin, Workspace: c.ws, Stage: c.stage})
@@ -40,9 +40,42 @@ func TestNewRefusesBadScope(t *testing.T) {
 			t.Errorf("New(%q, %q): %v, want %v", c.ws, c.stage, err, c.kind)
 		}
 	}
-	// Bob cannot see the workspace: the server refuses to bind to it.
-	if _, err := New(ctx, Config{Engine: f.engine(bob), Workspace: "demo", Stage: stage1}); !errors.Is(err, engine.ErrNotFound) {
-		t.Errorf("bob binds to an invisible workspace: %v", err)
+	// An unknown workspace, one bob cannot see, or nobody logged in: the
+	// server starts fail-closed, binds to nothing, lists no tool, refuses
+	// every call with the reason, and its instructions say what to do.
+	for _, c := range []struct {
+		name   string
+		who    *engine.Credentials
+		ws     string
+		reason string
+		advice string
+	}{
+		{"unknown", alice, "nosuch", ReasonNotFound, "tv workspace list"},
+		{"invisible", bob, "demo", ReasonNotFound, "tv workspace list"},
+		{"not logged in", nil, "demo", ReasonNotLoggedIn, "tv login"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := New(ctx, Config{Engine: f.engine(c.who), Workspace: c.ws, Stage: stage1, EvidencePath: f.evidence})
+			if err != nil {
+				t.Fatalf("New: %v; want a fail-closed server", err)
+			}
+			if got := listNames(t, s); len(got) != 0 {
+				t.Fatalf("tools %v", got)
+			}
+			callTool(t, s, "vault_file_read", map[string]any{"path": "CLAUDE.md"}).failed(t, "not available in this scope", "fail-closed", c.reason)
+			if r := f.lastRecord(); r.Result != ResultFailClosed || r.Reason != c.reason {
+				t.Fatalf("evidence %+v", r)
+			}
+			var init struct {
+				Instructions string `json:"instructions"`
+			}
+			json.Unmarshal(rpc(t, s, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}), &init)
+			for _, w := range []string{"NO TOOLS", c.reason, c.advice, "restart"} {
+				if !strings.Contains(init.Instructions, w) {
+					t.Fatalf("instructions %q lack %q", init.Instructions, w)
+				}
+			}
+		})
 	}
 	for _, ok := range []string{"01-research", "stages/01-research/", "stages/01-research"} {
 		if got, err := StageFolder(ok); err != nil || got != stage1 {
