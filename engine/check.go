@@ -48,14 +48,15 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	if err := RequireFolder(dir); err != nil {
 		return nil, err
 	}
-	filter := &scanFilter{m: opts.Ignore, prefix: opts.Prefix, nested: true}
+	filter := &scanFilter{m: opts.Ignore, prefix: opts.Prefix}
 	if opts.Ignore == nil {
 		own, err := newCheckoutFilter(dir)
 		if err != nil {
 			return nil, err
 		}
-		filter.m, filter.prefix = own.m, ""
+		filter = own
 	}
+	filter.nested = true
 	if filter.prefix != "" && !strings.HasSuffix(filter.prefix, "/") {
 		filter.prefix += "/"
 	}

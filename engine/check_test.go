@@ -127,18 +127,25 @@ func TestWalkTestHonoursGitignore(t *testing.T) {
 		write(t, filepath.Join(dir, "node_modules/pkg/index.js"), "x\n")
 		write(t, filepath.Join(dir, "stages/01-research/output/new.md"), "# New\n")
 		write(t, filepath.Join(dir, "stages/01-research/CONTEXT.md"), readFile(t, filepath.Join(dir, "stages/01-research/CONTEXT.md"))+"\nedited\n")
-		p := must[*engine.Plan](t)(e.WalkTest(ctx, dir))
-		if got := planString(p); got != "+.gitignore ~stages/01-research/CONTEXT.md" {
-			t.Fatalf("plan = %q", got)
-		}
-		// debug.log, node_modules/, stages/01-research/output/new.md.
-		if p.Ignored != 3 {
-			t.Fatalf("ignored = %d, want 3", p.Ignored)
+		write(t, filepath.Join(dir, "stages/02-draft/.gitignore"), "*.tmp\n")
+		write(t, filepath.Join(dir, "stages/02-draft/output/draft.tmp"), "scratch\n")
+		// Twice: the second walk-test lists no folder (the stat cache
+		// vouches for them) and must still read the nested .gitignore.
+		for range 2 {
+			p := must[*engine.Plan](t)(e.WalkTest(ctx, dir))
+			if got := planString(p); got != "+.gitignore +stages/02-draft/.gitignore ~stages/01-research/CONTEXT.md" {
+				t.Fatalf("plan = %q", got)
+			}
+			// debug.log, node_modules/, stages/01-research/output/new.md,
+			// stages/02-draft/output/draft.tmp.
+			if p.Ignored != 4 {
+				t.Fatalf("ignored = %d, want 4", p.Ignored)
+			}
 		}
 		must[*engine.CommitResult](t)(e.Commit(ctx, dir, "ignore things"))
 		dir2 := filepath.Join(t.TempDir(), "co2")
 		must[*engine.CheckoutResult](t)(e.Checkout(ctx, "demo", dir2))
-		for _, p := range []string{"debug.log", "node_modules", "stages/01-research/output/new.md"} {
+		for _, p := range []string{"debug.log", "node_modules", "stages/01-research/output/new.md", "stages/02-draft/output/draft.tmp"} {
 			if _, err := os.Lstat(filepath.Join(dir2, p)); err == nil {
 				t.Errorf("%s was committed", p)
 			}

@@ -29,6 +29,10 @@ type scanFilter struct {
 	ignored atomic.Int64
 	mu      sync.Mutex
 	found   string // the first nested .git found
+	// listed holds, by slash path relative to the scanned root ("." for
+	// it), whether each folder the scan listed has a .gitignore: the
+	// matcher reads only those (see ignore.Options.HasIgnoreFile).
+	listed sync.Map
 }
 
 // newCheckoutFilter is the filter walk-test and commit apply to checkout
@@ -39,12 +43,45 @@ func newCheckoutFilter(dir string) (*scanFilter, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := ignore.NewMatcher(root, ignore.Options{GitIgnore: true})
+	f := &scanFilter{}
+	m, err := ignore.NewMatcher(root, ignore.Options{GitIgnore: true, HasIgnoreFile: f.hasIgnoreFile})
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	return &scanFilter{m: m}, nil
+	f.m = m
+	return f, nil
+}
+
+// sawListing records folder rel's raw listing: whether it holds a
+// .gitignore.
+func (f *scanFilter) sawListing(rel string, entries []dirent) {
+	if f == nil {
+		return
+	}
+	has := false
+	for _, e := range entries {
+		if e.name == ".gitignore" {
+			has = true
+			break
+		}
+	}
+	f.listed.Store(rel, has)
+}
+
+// hasIgnoreFile answers the matcher for folder dir (relative to its
+// root): from the scan's listing when the scan listed it, else true.
+func (f *scanFilter) hasIgnoreFile(dir string) bool {
+	rel, ok := strings.CutPrefix(dir, strings.TrimSuffix(f.prefix, "/"))
+	if !ok || f.prefix != "" && rel != "" && rel[0] != '/' {
+		return true // above or beside the scanned folder
+	}
+	rel = strings.TrimPrefix(rel, "/")
+	if rel == "" {
+		rel = "."
+	}
+	has, ok := f.listed.Load(rel)
+	return !ok || has.(bool)
 }
 
 // skip reports whether the scan leaves entry p (a slash path relative to

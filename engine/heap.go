@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"unsafe"
 )
@@ -49,4 +53,36 @@ func (b *base) internStrings() {
 	for i := range h.Scope {
 		h.Scope[i] = strings.Clone(h.Scope[i])
 	}
+}
+
+// replaceFileWith is replaceFile with data written by fill, through a
+// small buffer, and always synced before the rename: a writer of a large
+// file (the manifest of 100k files is 23 MiB) need not hold it whole.
+func replaceFileWith(path string, mode os.FileMode, fill func(w io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }

@@ -224,6 +224,7 @@ func readDirStat(dir string, d *dirScan, b *base, seen []bool, filter *scanFilte
 		d.listed = true
 	}
 	d.raw = all
+	filter.sawListing(d.rel, all)
 	prefix := ""
 	if d.rel != "." {
 		prefix = d.rel + "/"

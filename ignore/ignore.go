@@ -49,6 +49,11 @@ type Options struct {
 	// the lowest precedence, below .git/info/exclude, as in git; it is
 	// applied only with GitIgnore.
 	GlobalExcludes []byte
+	// HasIgnoreFile, when set, says whether directory dir ("" for the
+	// root) may hold a .gitignore: a caller that has listed the directory
+	// already knows, and the Matcher then skips the read (one failed open
+	// per directory otherwise). It must return true when it cannot tell.
+	HasIgnoreFile func(dir string) bool
 	// Extra holds additional gitignore-syntax patterns from the caller,
 	// always applied. They are relative to the root and take precedence
 	// over .gitignore files and info/exclude, like `git ls-files --exclude`:
@@ -75,6 +80,7 @@ type Matcher struct {
 	exclude   *list // info/exclude; nil if none
 	global    *list // core.excludesFile; nil if none
 	gitIgnore bool
+	hasFile   func(dir string) bool
 
 	mu       sync.RWMutex
 	dirs     map[string]*dirState
@@ -95,7 +101,7 @@ type dirState struct {
 // Matcher keeps a descriptor of the root directory open (for openat2(2)
 // reads) until it is garbage collected.
 func NewMatcher(root *os.Root, opts Options) (*Matcher, error) {
-	m := &Matcher{root: root, gitIgnore: opts.GitIgnore, dirs: map[string]*dirState{}}
+	m := &Matcher{root: root, gitIgnore: opts.GitIgnore, hasFile: opts.HasIgnoreFile, dirs: map[string]*dirState{}}
 	if len(opts.Extra) > MaxExtraPatterns {
 		return nil, fmt.Errorf("%w: %d patterns given, at most %d allowed", ErrBadPattern, len(opts.Extra), MaxExtraPatterns)
 	}
@@ -307,7 +313,7 @@ func (m *Matcher) dir(rel string) *dirState {
 			d = &dirState{lists: p.lists}
 		}
 	}
-	if !d.ignored && m.gitIgnore && m.root != nil {
+	if !d.ignored && m.gitIgnore && m.root != nil && (m.hasFile == nil || m.hasFile(rel)) {
 		if data := m.read(path.Join(rel, gitIgnoreName)); data != nil {
 			if l := parseFile(data, rel); len(l.pats) > 0 {
 				d.lists = append(d.lists[:len(d.lists):len(d.lists)], l)

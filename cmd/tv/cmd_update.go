@@ -11,11 +11,14 @@ import (
 
 // checkoutArg is the checkout directory argument: the first positional
 // argument, "." when there is none.
-func checkoutArg(cmd *cli.Command) string {
+// checkoutDir is the checkout a command works on: its first argument, or
+// the checkout holding the current folder (found upward, and named on
+// stderr).
+func (a *app) checkoutDir(cmd *cli.Command) (string, error) {
 	if cmd.Args().Len() == 0 {
-		return "."
+		return a.implicitCheckout(true)
 	}
-	return cmd.Args().First()
+	return cmd.Args().First(), nil
 }
 
 func (a *app) runUpdate(ctx context.Context, cmd *cli.Command) error {
@@ -26,7 +29,10 @@ func (a *app) runUpdate(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	dir := checkoutArg(cmd)
+	dir, err := a.checkoutDir(cmd)
+	if err != nil {
+		return err
+	}
 	res, err := e.Update(ctx, dir, engine.UpdateOptions{Merge: cmd.Bool("merge")})
 	if err != nil {
 		return err
@@ -64,7 +70,10 @@ func (a *app) runDiff(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	args := cmd.Args().Slice()
-	dir := checkoutArg(cmd)
+	dir, err := a.checkoutDir(cmd)
+	if err != nil {
+		return err
+	}
 	var paths []string
 	if len(args) > 1 {
 		paths = args[1:]

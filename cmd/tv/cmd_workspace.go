@@ -49,7 +49,7 @@ func (a *app) workspaceCommand() *cli.Command {
 			},
 			{
 				Name: "status", Usage: "walk-test under the name a git user types: changes, findings, and how far behind the head",
-				UsageText: "tv workspace status DIR [--json]",
+				UsageText: "tv workspace status [DIR] [--json]   (DIR: default the checkout holding the current folder)",
 				Action:    a.action(a.runWalkTest),
 			},
 			{

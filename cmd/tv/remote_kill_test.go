@@ -38,11 +38,15 @@ func TestRemoteCommitKilled(t *testing.T) {
 		}
 		before := gitservertest.Git(t, repo, "rev-parse", ref)
 		c := e.cmd("workspace", "commit", dir, "--reason", fmt.Sprintf("round %d", r))
+		// Its own process group: for file:// the server side is a
+		// git-receive-pack child that outlives a kill of tv alone and
+		// would land this round's push during a later round.
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Duration(rand.IntN(400)) * time.Millisecond)
-		c.Process.Signal(syscall.SIGKILL)
+		killGroup(t, c.Process.Pid)
 		c.Wait()
 		after := gitservertest.Git(t, repo, "rev-parse", ref)
 		if after != before {
@@ -121,4 +125,18 @@ func TestRemoteFileAndPath(t *testing.T) {
 		t.Fatalf("URL with a token: exit %d\n%s", code, errs)
 	}
 	gitservertest.Git(t, repo, "fsck", "--strict")
+}
+
+// killGroup SIGKILLs process group pgid and waits (bounded) until no
+// member is left, so nothing of it can still move a ref afterwards.
+func killGroup(t *testing.T, pgid int) {
+	t.Helper()
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	for range 500 {
+		if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process group %d still alive 5 s after SIGKILL", pgid)
 }
