@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/mcptools"
 	vaultmcp "github.com/thalix/tv/mcptools/vault"
 )
@@ -100,7 +100,7 @@ func TestDoctorValidateToolsDuplicate(t *testing.T) {
 // `tv mcp serve` (unscoped and scoped) passes, so the doctor does not fail
 // tv's own servers.
 func TestDoctorValidateTVTools(t *testing.T) {
-	sets := map[string][]mcp.Tool{}
+	sets := map[string][]*mcp.Tool{}
 	for _, s := range mcptools.Tools() {
 		sets["local"] = append(sets["local"], s.MCPTool())
 	}

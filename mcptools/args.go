@@ -6,27 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // ErrBadArguments is wrapped by argument decoding and range errors.
 var ErrBadArguments = errors.New("invalid arguments")
-
-// RawArguments returns a call's arguments as JSON ("{}" when absent).
-func RawArguments(req mcp.CallToolRequest) json.RawMessage {
-	if len(req.Params.RawArguments) > 0 {
-		return req.Params.RawArguments
-	}
-	if req.Params.Arguments == nil {
-		return json.RawMessage("{}")
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return json.RawMessage("{}")
-	}
-	return b
-}
 
 // DecodeArgs decodes raw into v strictly: a JSON object whose members are
 // all fields of v. An unknown member is refused with a message naming it

@@ -3,101 +3,82 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/wsfs"
 )
 
-var plainArgsSeeds = []string{
-	`{"path":"a.txt"}`, ` { "path" : "dir/ü.txt" , "workspace" : "launch" } `,
-	`{"path":"a","start_line":1,"end_line":999999999,"line_numbers":true}`,
-	`{"path":"a","line_numbers":false,"start_line":12}`, `{"path":"a","start_line":0}`,
-	`{"path":"a","start_line":01}`, `{"path":"a","start_line":1.0}`, `{"path":"a","start_line":1e2}`,
-	`{"path":"a","start_line":-1}`, `{"path":"a","start_line":1234567890}`, `{"path":"a","end_line":null}`,
-	`{"path":"a\u0041"}`, `{"path":"a\"b"}`, `{"path":"a","path":"b"}`, `{"Path":"a"}`, `{"path":"a","x":1}`,
-	`{"workspace":"launch"}`, `{}`, `[]`, `null`, ``, `{"path":"a"} x`, `{"path":"a",}`, `{"path":"a" "workspace":"b"}`,
-	`{"path":"\xff"}`, "{\"path\":\"a\tb\"}", `{"path":1}`, `{"path":"a","line_numbers":"true"}`, `{"path":"a","line_numbers":truex}`,
-	`{"path":"a"}}`, `{,"path":"a"}`, `{"path":"a","start_line":2 ,"end_line":1}`,
-}
-
-// FuzzPlainReadFileArgs: what plainReadFileArgs accepts, the input schema
-// accepts and DecodeArgs decodes to the same arguments.
-func FuzzPlainReadFileArgs(f *testing.F) {
-	for _, s := range plainArgsSeeds {
-		f.Add(s)
-	}
-	v, err := NewValidator([]Spec{readFileSpec}) // no plain shortcut
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		got, ok := plainReadFileArgs([]byte(raw))
-		if !ok {
-			return
-		}
-		if err := v.Validate("read_file", []byte(raw)); err != nil {
-			t.Fatalf("plain accepted %q, the schema refuses it: %v", raw, err)
-		}
-		var want readFileArgs
-		if err := DecodeArgs([]byte(raw), &want); err != nil {
-			t.Fatalf("plain accepted %q, DecodeArgs refuses it: %v", raw, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: plain %+v, DecodeArgs %+v", raw, got, want)
-		}
-	})
-}
-
-func TestPlainReadFileArgs(t *testing.T) {
-	accepted := 0
-	for _, s := range plainArgsSeeds {
-		if _, ok := plainReadFileArgs([]byte(s)); ok {
-			accepted++
-		}
-	}
-	if accepted != 5 {
-		t.Fatalf("plain form accepted %d of the seeds, want 5", accepted)
-	}
-}
-
-func TestReadFileSummary(t *testing.T) {
-	d := readFileData{Path: "dir/a b.txt", StartLine: 2, EndLine: 30, TotalLines: 31, Size: 1 << 33, SHA256: "abc"}
-	if got, want := d.summary(), fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.Size, d.SHA256); got != want {
-		t.Fatalf("%q, want %q", got, want)
-	}
-}
-
-// TestReadFileTextBlocks: the first text block is the selected content
-// itself, the second the summary line with the whole file's sha256.
-func TestReadFileTextBlocks(t *testing.T) {
+// TestReadFileText: the one text block is the structured result
+// serialized (protocol 2025-06-18's recommendation), and data.content is
+// the selected lines.
+func TestReadFileText(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 	l, err := New(Config{LaunchDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := l.directTools()["read_file"]
-	for _, tc := range []struct{ args, content, summary string }{
-		{`{"path":"f.txt"}`, "one\ntwo\nthree\n", "f.txt: lines 1-3 of 3, 14 bytes, sha256 " + wsfs.SHA256Hex([]byte("one\ntwo\nthree\n"))},
-		{`{"path":"./f.txt","start_line":2,"end_line":2,"line_numbers":true}`, "2\ttwo\n", "f.txt: lines 2-2 of 3, 14 bytes, sha256 " + wsfs.SHA256Hex([]byte("one\ntwo\nthree\n"))},
+	for _, tc := range []struct{ args, content string }{
+		{`{"path":"f.txt"}`, "one\ntwo\nthree\n"},
+		{`{"path":"./f.txt","start_line":2,"end_line":2,"line_numbers":true}`, "2\ttwo\n"},
 	} {
-		res := read(context.Background(), json.RawMessage(tc.args))
-		if res.IsError || len(res.Content) != 2 {
+		res := callLocal(t, l, "read_file", tc.args)
+		if res.IsError || len(res.Content) != 1 {
 			t.Fatalf("%s: %+v", tc.args, res)
 		}
-		if got := res.Content[0].(mcp.TextContent).Text; got != tc.content {
-			t.Errorf("%s: content block %q, want %q", tc.args, got, tc.content)
+		text := res.Content[0].(*mcp.TextContent).Text
+		if sc, _ := json.Marshal(res.StructuredContent); text != string(sc) {
+			t.Errorf("%s: text %q is not the structured content %s", tc.args, text, sc)
 		}
-		if got := res.Content[1].(mcp.TextContent).Text; got != tc.summary {
-			t.Errorf("%s: summary block %q, want %q", tc.args, got, tc.summary)
+		if got := dataOf(t, res)["content"]; got != tc.content {
+			t.Errorf("%s: data.content %q, want %q", tc.args, got, tc.content)
 		}
-		if got := res.StructuredContent.(Envelope).Data.(readFileData).Content; got != tc.content {
-			t.Errorf("%s: data.content %q", tc.args, got)
+		if got := dataOf(t, res)["sha256"]; got != wsfs.SHA256Hex([]byte("one\ntwo\nthree\n")) {
+			t.Errorf("%s: sha256 %v", tc.args, got)
 		}
 	}
+}
+
+// callLocal calls a tool of l through its SDK handler.
+func callLocal(t *testing.T, l *Local, name, args string) *mcp.CallToolResult {
+	t.Helper()
+	for _, tl := range localTools {
+		if tl.Name == name {
+			res, err := Handler(l.validator, name, l.runFunc(tl))(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(args)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
+// dataOf returns a successful result's envelope data member.
+func dataOf(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(res.StructuredContent)
+	var env struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env.Data
+}
+
+// textOf returns a result's text.
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // benchFile writes the bench/mcp file (lines lines of 72 bytes) into a
@@ -38,19 +38,17 @@ func benchFile(b *testing.B, lines int) *Local {
 // envelope) and the result's JSON encoding, without transport.
 func BenchmarkReadFileHandler(b *testing.B) {
 	l := benchFile(b, 100)
-	h := handler(l.validator, "read_file", func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	h := Handler(l.validator, "read_file", func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 		return l.readFile(ctx, raw)
 	})
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "read_file"
-	req.Params.RawArguments = json.RawMessage(`{"path":"file.txt"}`)
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "read_file", Arguments: json.RawMessage(`{"path":"file.txt"}`)}}
 	b.ReportAllocs()
 	for b.Loop() {
-		res := h(context.Background(), req)
+		res, _ := h(context.Background(), req)
 		if res.IsError {
 			b.Fatal(res)
 		}
-		if _, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), res)); err != nil {
+		if _, err := json.Marshal(res); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,56 +61,52 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// countWriter counts what is written and keeps the last write.
-type countWriter struct {
-	n    int
-	last []byte
-}
+// lineWriter passes each write to a channel.
+type lineWriter chan []byte
 
-func (w *countWriter) Write(p []byte) (int, error) {
-	w.n++
-	w.last = append(w.last[:0], p...)
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- append([]byte(nil), p...)
 	return len(p), nil
 }
 
 // BenchmarkReadFileLine measures the stdio server's whole per-call work
-// for a tools/call read_file line of the bench/mcp file (7,200 bytes):
-// the line's dispatch, the Dispatcher's HandleMessage, the tool and the response
-// written with one Write; everything but the pipe.
+// for a tools/call read_file line of the bench/mcp file (72-byte lines):
+// the transport's screening, the SDK server, the tool and the response
+// written with one Write; everything but a real pipe.
 func BenchmarkReadFileLine(b *testing.B) {
-	for _, direct := range []bool{true, false} {
-		for _, lines := range []int{1, 100, 1000} {
-			b.Run(fmt.Sprintf("direct=%v/lines=%d", direct, lines), func(b *testing.B) {
-				benchLine(b, lines, direct)
-			})
-		}
+	for _, lines := range []int{1, 100, 1000} {
+		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) { benchLine(b, lines) })
 	}
 }
 
-func benchLine(b *testing.B, lines int, direct bool) {
+func benchLine(b *testing.B, lines int) {
 	l := benchFile(b, lines)
-	w := &countWriter{}
-	c := newStdioConn(context.Background(), l.Dispatcher(), w, io.Discard)
-	defer c.close()
-	if direct {
-		c.direct = l.directTools()
+	inR, inW := io.Pipe()
+	out := make(lineWriter, 4)
+	done := make(chan error, 1)
+	go func() { done <- l.Serve(context.Background(), inR, out, io.Discard) }()
+	send := func(line string) []byte {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			b.Fatal(err)
+		}
+		return <-out
 	}
-	c.serveLine([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`))
-	c.serveLine([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"file.txt"}}}`)
-	c.serveLine(msg)
-	if !strings.Contains(string(w.last), `"structuredContent"`) || strings.Contains(string(w.last), `"isError"`) {
-		b.Fatalf("response %.300s", w.last)
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"file.txt"}}}`
+	last := send(msg)
+	if !strings.Contains(string(last), `"structuredContent"`) || strings.Contains(string(last), `"isError"`) {
+		b.Fatalf("response %.300s", last)
 	}
-	b.SetBytes(int64(len(w.last)))
+	b.SetBytes(int64(len(last)))
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {
-		if err := c.serveLine(msg); err != nil {
-			b.Fatal(err)
-		}
+		send(msg)
 	}
 	// Process CPU time (GC workers included) per call: steadier than wall
 	// time on a shared machine.
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	inW.Close()
+	<-done
 }

@@ -4,36 +4,31 @@
 // framework the tv MCP servers share:
 //
 //   - Spec: one tool's name, title, description, annotations, strict input
-//     schema and output schema; Spec.MCPTool turns it into an mcp-go tool.
-//     Local servers keep one ordered list of specs (Tools) that feeds the
-//     server, the tests, the schema snapshots and the README table
-//     (ToolsMarkdown).
-//   - Envelope, Success and Failure: every successful result carries
-//     structured content {captured_at, workspace, data} plus a text
-//     rendering; domain failures are isError results with an explanation.
-//     read_file's text is the content itself (the first block, as the
-//     reference server returns it) and a summary line with the sha256.
-//   - DecodeArgs: strict argument decoding (unknown fields refused, named).
-//   - Dispatcher: the MCP requests of a tools-only server (initialize,
-//     ping, tools/list, tools/call, cancellation, the 2026-07-28
-//     server/discover and subscriptions/listen, list_changed
-//     notifications), answered as mcp-go's server package answered them,
-//     with mcp-go's mcp types; tv does not link that package, whose JSON
-//     Schema dependency compiles metaschemas at init (~8 ms per command).
-//     Bind turns specs into its tools; testdata/wire holds the bytes it
-//     answers.
-//   - ServeStdio: a stdio transport of its own around a Dispatcher
-//     that refuses input lines over MaxInputLineBytes with a JSON-RPC
-//     error and keeps serving, and writes each response with one Write
-//     from a pooled buffer, encoded by appendMessage (the JSON-RPC
-//     response around a CallToolResult, text content and the envelope
-//     written directly: encoding/json re-scans the output of every nested
-//     json.Marshaler, which cost more than the tool itself).
-//     ServeStdioWith adds direct tools: a plain tools/call of one
-//     (jsonrpc, id, method and params with only name and arguments) is
-//     served on the read loop without the Dispatcher; `tv mcp local`
-//     serves read_file that way. Every other message goes through it.
-//
+//     schema and output schema; Spec.MCPTool turns it into the official
+//     Go SDK's tool (github.com/modelcontextprotocol/go-sdk). Local servers
+//     keep one ordered list of specs (Tools) that feeds the server, the
+//     tests, the schema snapshots and the README table (ToolsMarkdown).
+//   - Success, Structured and Failure: every successful result carries
+//     structured content {captured_at, workspace, data} and, as its one
+//     text block, that content serialized (protocol 2025-06-18's advice);
+//     domain failures are isError results with an explanation.
+//   - Validator and DecodeArgs: strict argument checking with the SDK's
+//     JSON Schema library (github.com/google/jsonschema-go), messages
+//     naming the argument, then strict decoding (unknown fields refused).
+//   - NewServer, Handler and Serve: both tv servers are the SDK's server
+//     (mcp.Server: initialize and version negotiation of every version the
+//     SDK knows, ping, tools/list, tools/call, cancellation, 2026-07-28
+//     server/discover and subscriptions/listen, list_changed), with tools
+//     added through Handler (validate, run, isError on a domain failure)
+//     and tools/list kept in list order.
+//   - Transport: the one layer of tv's own under the SDK server, because
+//     the SDK's stdio transport ends the session at the first line it
+//     cannot decode. It answers malformed JSON-RPC with the right error
+//     and id, refuses lines over MaxInputLineBytes with the request's id
+//     wherever it stands, serves batches while the protocol allows them,
+//     echoes ids exactly, drops the answer of a cancelled request, and
+//     sends list_changed only where the protocol allows it.
+
 // Workspaces are resolved afresh at every call (nothing is pinned): the
 // launch directory ("launch"), every other worktree of its git repository
 // ("worktree:/abs/path", read from $GIT_COMMON_DIR/worktrees/*/gitdir) and
@@ -43,6 +38,10 @@
 // (read_file keeps the launch directory open between calls, but each call
 // first checks that the launch path still names that directory and opens
 // it afresh when not, so it too serves what the path names at the call.)
+//
+// worktree_create and worktree_remove run stock git (git worktree add and
+// remove) on the launch repository: the only tools that make or remove
+// workspaces, and the way into a --require-branch gate.
 //
 // Git state (branch, HEAD, linked worktrees) is read from the repository
 // files directly: go-git has no API for linked worktrees, and only

@@ -53,6 +53,11 @@ const (
 	// ShutdownGrace is how long requests still running when stdin closes
 	// may take before they are cancelled.
 	ShutdownGrace = 2 * time.Second
+	// MaxBranchBytes bounds worktree_create's branch name.
+	MaxBranchBytes = 255
+	// WorktreeGitTimeout bounds each git command of worktree_create and
+	// worktree_remove.
+	WorktreeGitTimeout = 60 * time.Second
 	// DirtyTimeout bounds the `git status` that decides a worktree's dirty
 	// flag; past it the flag is null (unknown).
 	DirtyTimeout = 3 * time.Second

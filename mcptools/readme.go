@@ -1,6 +1,7 @@
 package mcptools
 
 //go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
+//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../cmd/tv
 
 import (
 	"fmt"
@@ -13,7 +14,7 @@ import (
 // and ranges shown), its annotations and its description.
 func ToolsMarkdown(specs []Spec) string {
 	var b strings.Builder
-	b.WriteString("<!-- Generated from mcptools.Tools() by `go generate ./mcptools`; do not edit. -->\n\n")
+	b.WriteString("<!-- Generated from mcptools.Tools() by `go generate ./mcptools` (this table in README.md and mcptools/README.tools.md); do not edit. -->\n\n")
 	b.WriteString("| tool | arguments | hints | behaviour |\n|---|---|---|---|\n")
 	for _, s := range specs {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, argsCell(s.Input), hintsCell(s), cell(s.Description))

@@ -1,10 +1,11 @@
 package mcptools
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Envelope is the structured content of every successful result.
@@ -15,42 +16,24 @@ type Envelope struct {
 }
 
 // Success returns a result whose structured content is the envelope
-// {captured_at: now, workspace, data} and whose text content is text, a
-// rendering for a model to read.
-func Success(now time.Time, workspace, data any, text string) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(text)},
-		StructuredContent: Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data},
-	}, nil
+// {captured_at: now, workspace, data} and whose text content is that
+// envelope serialized, as protocol 2025-06-18 recommends for clients that
+// read only text.
+func Success(now time.Time, workspace, data any) (*mcp.CallToolResult, error) {
+	return Structured(Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data})
 }
 
-// SuccessTexts is Success with several text content blocks, in order
-// (read_file: the content itself, then a summary line).
-func SuccessTexts(now time.Time, workspace, data any, texts ...string) (*mcp.CallToolResult, error) {
-	content := make([]mcp.Content, len(texts))
-	for i, t := range texts {
-		content[i] = mcp.NewTextContent(t)
+// Structured returns a result carrying v as structured content and, as
+// its one text block, v serialized.
+func Structured(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
 	return &mcp.CallToolResult{
-		Content:           content,
-		StructuredContent: Envelope{CapturedAt: now.Unix(), Workspace: workspace, Data: data},
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
 	}, nil
-}
-
-// appendJSON encodes the envelope like encoding/json (see appendMessage).
-func (v Envelope) appendJSON(e *jsonEnc) error {
-	e.raw(`{"captured_at":`)
-	e.int(v.CapturedAt)
-	e.raw(`,"workspace":`)
-	if err := e.any(v.Workspace); err != nil {
-		return err
-	}
-	e.raw(`,"data":`)
-	if err := e.any(v.Data); err != nil {
-		return err
-	}
-	e.raw("}")
-	return nil
 }
 
 // Failure returns an isError result explaining a domain failure (refused
@@ -58,7 +41,7 @@ func (v Envelope) appendJSON(e *jsonEnc) error {
 // model: what went wrong and, where it helps, what to do instead.
 func Failure(format string, args ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.NewTextContent(fmt.Sprintf(format, args...))},
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}},
 		IsError: true,
 	}
 }

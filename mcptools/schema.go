@@ -38,14 +38,20 @@ func Array(items Schema, desc string) Schema {
 	return Schema{"type": "array", "items": items, "description": desc}
 }
 
-// Nullable allows null besides the schema's type.
+// Nullable allows null besides the schema: {"anyOf": [s, {"type":
+// "null"}]}, the description kept outside. A type array (["object",
+// "null"]) says the same, but the Inspector's --strict check warns about it
+// as less portable (clients that map schemas onto a single-type dialect).
 func Nullable(s Schema) Schema {
-	out := Schema{}
+	inner := Schema{}
 	for k, v := range s {
-		out[k] = v
+		if k != "description" {
+			inner[k] = v
+		}
 	}
-	if t, ok := s["type"].(string); ok {
-		out["type"] = []string{t, "null"}
+	out := Schema{"anyOf": []Schema{inner, {"type": "null"}}}
+	if d, ok := s["description"]; ok {
+		out["description"] = d
 	}
 	return out
 }

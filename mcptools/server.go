@@ -1,19 +1,19 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ServerName is the implementation name `tv mcp local` reports.
@@ -42,6 +42,7 @@ type Local struct {
 	launch    string
 	validator *Validator
 	root      atomic.Pointer[cachedRoot] // the launch workspace for read_file (openRead)
+	created   sync.Map                   // worktree path → branch, made by worktree_create
 }
 
 // New checks cfg and returns a server. The launch directory must exist;
@@ -73,7 +74,6 @@ func New(cfg Config) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.plain[readFileSpec.Name] = func(raw []byte) bool { _, ok := plainReadFileArgs(raw); return ok }
 	return &Local{cfg: cfg, launch: abs, validator: v}, nil
 }
 
@@ -97,6 +97,8 @@ var localTools = []localTool{
 	{writeFileSpec, (*Local).writeFile},
 	{editToolSpec, (*Local).editTool},
 	{executeBashSpec, (*Local).executeBash},
+	{worktreeCreateSpec, (*Local).worktreeCreate},
+	{worktreeRemoveSpec, (*Local).worktreeRemove},
 }
 
 // Tools returns the local server's tool specs, in list order.
@@ -108,19 +110,13 @@ func Tools() []Spec {
 	return out
 }
 
-// Dispatcher returns a dispatcher of every tool (see Bind), listed in
-// list order.
-func (l *Local) Dispatcher() *Dispatcher {
-	specs := Tools()
-	tools := Bind(l.validator, specs, func(sp Spec) RunFunc {
-		for _, t := range localTools {
-			if t.Name == sp.Name {
-				return l.runFunc(t)
-			}
-		}
-		panic("mcptools: no handler for " + sp.Name)
-	})
-	return NewDispatcher(DispatcherConfig{Name: ServerName, Version: l.cfg.Version, Instructions: instructions, ListFilter: ListOrder(specs)}, tools)
+// MCPServer returns the SDK server of every tool, listed in list order.
+func (l *Local) MCPServer() *mcp.Server {
+	srv := NewServer(ServerOptions{Name: ServerName, Version: l.cfg.Version, Instructions: instructions, Order: names(Tools())})
+	for _, t := range localTools {
+		srv.AddTool(t.MCPTool(), Handler(l.validator, t.Name, l.runFunc(t)))
+	}
+	return srv
 }
 
 // runFunc binds t's handler to l.
@@ -130,94 +126,48 @@ func (l *Local) runFunc(t localTool) RunFunc {
 
 // RunFunc is a tool body: decode the raw arguments (DecodeArgs), do the
 // work and return a result (Success), or return an error for a domain
-// failure, which Bind turns into an isError result.
+// failure, which Handler turns into an isError result.
 type RunFunc func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error)
 
-// Bind returns specs as Dispatcher tools. Each call's arguments are first
-// validated against the spec's input schema by v (server-side; a refusal
-// names the offending member), then passed to the spec's RunFunc; an
-// error it returns becomes an isError result "<tool> failed: <error>".
-func Bind(v *Validator, specs []Spec, run func(Spec) RunFunc) []Tool {
-	tools := make([]Tool, len(specs))
-	for i, sp := range specs {
-		tools[i] = Tool{Tool: sp.MCPTool(), Handler: handler(v, sp.Name, run(sp))}
-	}
-	return tools
-}
-
-func handler(v *Validator, name string, run RunFunc) func(context.Context, mcp.CallToolRequest) *mcp.CallToolResult {
-	return func(ctx context.Context, req mcp.CallToolRequest) *mcp.CallToolResult {
-		return callTool(ctx, v, name, run, RawArguments(req))
-	}
-}
-
-// DirectHandler is the DirectTool (StdioOptions.Direct) equivalent of the
-// handler Bind makes for run.
-func DirectHandler(v *Validator, name string, run RunFunc) DirectTool {
-	return func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
-		if len(raw) == 0 {
-			raw = json.RawMessage("{}") // as RawArguments
+// Handler returns the SDK tool handler of a tool: the call's arguments
+// are first validated against the tool's input schema by v (server-side;
+// a refusal names the offending member), then passed to run; an error it
+// returns becomes an isError result "<tool> failed: <error>".
+func Handler(v *Validator, name string, run RunFunc) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := req.Params.Arguments
+		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+			raw = json.RawMessage("{}") // absent arguments
 		}
-		return callTool(ctx, v, name, run, raw)
+		if err := v.Validate(name, raw); err != nil {
+			return Failure("%s refused the call: %v", name, err), nil
+		}
+		res, err := run(ctx, raw)
+		if err != nil {
+			return Failure("%s failed: %v", name, err), nil
+		}
+		return res, nil
 	}
 }
 
-// callTool validates raw, runs the tool and turns an error into an
-// isError result.
-func callTool(ctx context.Context, v *Validator, name string, run RunFunc, raw json.RawMessage) *mcp.CallToolResult {
-	if err := v.Validate(name, raw); err != nil {
-		return Failure("%s refused the call: %v", name, err)
-	}
-	res, err := run(ctx, raw)
-	if err != nil {
-		return Failure("%s failed: %v", name, err)
-	}
-	return res
-}
-
-// ListOrder returns a DispatcherConfig.ListFilter that orders tools/list
-// like specs (the Dispatcher itself sorts by name).
-func ListOrder(specs []Spec) func(context.Context, []mcp.Tool) []mcp.Tool {
-	rank := make(map[string]int, len(specs))
-	for i, s := range specs {
-		rank[s.Name] = i
-	}
-	return func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
-		out := slices.Clone(tools)
-		slices.SortStableFunc(out, func(a, b mcp.Tool) int { return rank[a.Name] - rank[b.Name] })
-		return out
-	}
-}
-
-const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it.`
+const instructions = `Local workspace tools. Workspaces: "launch" (the directory the server was started in), "worktree:/abs/path" (other git worktrees of its repository) and "checkout:/abs/path" (mounted tv checkouts); workspace_list shows them now, and every tool takes an optional workspace (default launch). Paths are relative to the workspace root; absolute paths, "..", and symlinks are refused. Read a workspace's AGENTS.md guidance with workspace_info before changing it. With a branch gate (--require-branch), worktree_create makes a new worktree on a matching branch to work in.`
 
 // Serve runs the server over stdio (in, out) until in is closed or ctx
 // ends; diagnostics go to logw.
 func (l *Local) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
-	err := ServeStdioWith(ctx, l.Dispatcher(), in, out, logw, StdioOptions{MaxLine: MaxInputLineBytes, Direct: l.directTools()})
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-// directTools are the tools served inline (read_file), as DirectTools.
-func (l *Local) directTools() map[string]DirectTool {
-	direct := map[string]DirectTool{}
-	for _, t := range localTools {
-		if inlineTools[t.Name] {
-			direct[t.Name] = DirectHandler(l.validator, t.Name, l.runFunc(t))
-		}
-	}
-	return direct
+	return Serve(ctx, l.MCPServer(), in, out, logw)
 }
 
 // success wraps data for workspace w.
-func (l *Local) success(w workspace, data any, text string) (*mcp.CallToolResult, error) {
-	return Success(l.cfg.Now(), w.WorkspaceRef, data, text)
+func (l *Local) success(w workspace, data any) (*mcp.CallToolResult, error) {
+	return Success(l.cfg.Now(), w.WorkspaceRef, data)
 }
 
-// successTexts is success with several text blocks (SuccessTexts).
-func (l *Local) successTexts(w workspace, data any, texts ...string) (*mcp.CallToolResult, error) {
-	return SuccessTexts(l.cfg.Now(), w.WorkspaceRef, data, texts...)
+// names returns the specs' names, in order.
+func names(specs []Spec) []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = s.Name
+	}
+	return out
 }

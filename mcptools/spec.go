@@ -3,7 +3,7 @@ package mcptools
 import (
 	"encoding/json"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Annotations are a tool's behaviour hints. Every one is set explicitly in
@@ -40,29 +40,35 @@ func (s Spec) OutputSchema() Schema {
 	return EnvelopeSchema(s.Workspace, s.Data)
 }
 
-// MCPTool returns the mcp-go tool definition: input and output schemas as
+// MCPTool returns the SDK's tool definition: input and output schemas as
 // raw JSON and every annotation set.
-func (s Spec) MCPTool() mcp.Tool {
+func (s Spec) MCPTool() *mcp.Tool {
+	return s.MCPToolWithOutput(s.OutputSchema())
+}
+
+// MCPToolWithOutput is MCPTool with another output schema (the vault
+// server's envelope).
+func (s Spec) MCPToolWithOutput(output Schema) *mcp.Tool {
 	in, err := json.Marshal(s.Input)
 	if err != nil {
 		panic("mcptools: input schema of " + s.Name + ": " + err.Error())
 	}
-	out, err := json.Marshal(s.OutputSchema())
+	out, err := json.Marshal(output)
 	if err != nil {
 		panic("mcptools: output schema of " + s.Name + ": " + err.Error())
 	}
-	return mcp.Tool{
-		Name:            s.Name,
-		Title:           s.Title,
-		Description:     s.Description,
-		RawInputSchema:  in,
-		RawOutputSchema: out,
-		Annotations: mcp.ToolAnnotation{
+	return &mcp.Tool{
+		Name:         s.Name,
+		Title:        s.Title,
+		Description:  s.Description,
+		InputSchema:  json.RawMessage(in),
+		OutputSchema: json.RawMessage(out),
+		Annotations: &mcp.ToolAnnotations{
 			Title:           s.Title,
-			ReadOnlyHint:    mcp.ToBoolPtr(s.Annotations.ReadOnly),
-			DestructiveHint: mcp.ToBoolPtr(s.Annotations.Destructive),
-			IdempotentHint:  mcp.ToBoolPtr(s.Annotations.Idempotent),
-			OpenWorldHint:   mcp.ToBoolPtr(s.Annotations.OpenWorld),
+			ReadOnlyHint:    s.Annotations.ReadOnly,
+			DestructiveHint: &s.Annotations.Destructive,
+			IdempotentHint:  s.Annotations.Idempotent,
+			OpenWorldHint:   &s.Annotations.OpenWorld,
 		},
 	}
 }

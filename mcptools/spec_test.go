@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/mcptools/internal/golden"
 )
 
@@ -37,14 +38,14 @@ func TestSpecsStrict(t *testing.T) {
 		}
 		def := s.MCPTool()
 		a := def.Annotations
-		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil || a.Title == "" {
+		if !allHints(t, a) || a.Title == "" {
 			t.Errorf("%s: annotation missing", s.Name)
 		}
-		if *a.ReadOnlyHint && (s.Gated || *a.DestructiveHint) {
+		if a.ReadOnlyHint && (s.Gated || *a.DestructiveHint) {
 			t.Errorf("%s: read-only tool gated or destructive", s.Name)
 		}
 		var out map[string]any
-		if err := json.Unmarshal(def.RawOutputSchema, &out); err != nil {
+		if err := json.Unmarshal(def.OutputSchema.(json.RawMessage), &out); err != nil {
 			t.Fatal(err)
 		}
 		req, _ := out["required"].([]any)
@@ -55,10 +56,28 @@ func TestSpecsStrict(t *testing.T) {
 			t.Errorf("%s: no description or title", s.Name)
 		}
 	}
-	want := []string{"workspace_list", "workspace_info", "read_file", "list_directory", "grep", "write_file", "edit_tool", "execute_bash"}
+	want := []string{"workspace_list", "workspace_info", "read_file", "list_directory", "grep", "write_file", "edit_tool", "execute_bash", "worktree_create", "worktree_remove"}
 	for i, s := range Tools() {
 		if s.Name != want[i] {
 			t.Errorf("tool %d is %s, want %s", i, s.Name, want[i])
 		}
 	}
+}
+
+// allHints reports whether all four hints are on the wire (the SDK writes
+// readOnlyHint and idempotentHint always, the others when set).
+func allHints(t *testing.T, a *mcp.ToolAnnotations) bool {
+	t.Helper()
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		if _, ok := m[k].(bool); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/wsfs"
 )
 
@@ -103,9 +103,5 @@ func (l *Local) editTool(_ context.Context, raw json.RawMessage) (*mcp.CallToolR
 	}
 	d.EditsApplied, d.SHA256, d.Bytes = len(a.Edits), res.SHA256, len(next)
 	d.Diff, d.DiffTruncated = UnifiedDiff(clean, string(b), next, MaxDiffBytes)
-	text := fmt.Sprintf("applied %d edit(s) to %s; sha256 %s\n%s", d.EditsApplied, d.Path, d.SHA256, d.Diff)
-	if d.DiffTruncated {
-		text += fmt.Sprintf("[diff truncated at %d bytes (MaxDiffBytes)]\n", MaxDiffBytes)
-	}
-	return l.success(w, d, text)
+	return l.success(w, d)
 }

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var executeBashSpec = Spec{
@@ -89,28 +89,11 @@ func (l *Local) executeBash(ctx context.Context, raw json.RawMessage) (*mcp.Call
 	if err != nil {
 		return nil, err
 	}
-	res, err := l.success(w, d, renderBash(d, timeout))
+	res, err := l.success(w, d)
 	if err == nil && (d.TimedOut || (d.ExitCode != 0 && !a.AllowNonzeroExit)) {
 		res.IsError = true
 	}
 	return res, err
-}
-
-func renderBash(d *BashResult, timeout int) string {
-	var head string
-	switch {
-	case d.TimedOut:
-		head = fmt.Sprintf("timed out after %d s; the process group was killed (exit %d)", timeout, d.ExitCode)
-	case d.ExitCode != 0:
-		head = fmt.Sprintf("exit %d (nonzero: an error unless allow_nonzero_exit)", d.ExitCode)
-	default:
-		head = "exit 0"
-	}
-	head += fmt.Sprintf(", %d ms", d.DurationMS)
-	if d.Truncated {
-		head += fmt.Sprintf(", output cut to %d bytes (head and tail kept)", MaxBashOutputBytes)
-	}
-	return head + "\n" + d.Output
 }
 
 // RunBash runs `bash -c command` in dir in a new process group with stdin

@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/textsearch"
 	"github.com/thalix/tv/wsfs"
 )
@@ -122,7 +121,7 @@ func (l *Local) grep(ctx context.Context, raw json.RawMessage) (*mcp.CallToolRes
 		return nil, err
 	}
 	d := grepResult(a.Pattern, clean, res)
-	return l.success(w, d, renderGrep(d))
+	return l.success(w, d)
 }
 
 func grepResult(pattern, clean string, res *textsearch.Result) *grepData {
@@ -139,26 +138,4 @@ func grepResult(pattern, clean string, res *textsearch.Result) *grepData {
 		d.Matches = append(d.Matches, grepMatch{Path: m.Path, Line: m.Line, Column: m.Column, Text: m.Text, Before: conv(m.Before), After: conv(m.After)})
 	}
 	return d
-}
-
-func renderGrep(d *grepData) string {
-	var b strings.Builder
-	for i, m := range d.Matches {
-		if i > 0 && (len(m.Before) > 0 || len(d.Matches[i-1].After) > 0) {
-			b.WriteString("--\n")
-		}
-		for _, c := range m.Before {
-			fmt.Fprintf(&b, "%s-%d-%s\n", m.Path, c.Line, c.Text)
-		}
-		fmt.Fprintf(&b, "%s:%d:%d:%s\n", m.Path, m.Line, m.Column, m.Text)
-		for _, c := range m.After {
-			fmt.Fprintf(&b, "%s-%d-%s\n", m.Path, c.Line, c.Text)
-		}
-	}
-	fmt.Fprintf(&b, "\n%d match(es); %d files, %d bytes scanned; %d binary files skipped", d.MatchCount, d.FilesScanned, d.BytesScanned, d.BinarySkipped)
-	if d.Stopped != "" {
-		fmt.Fprintf(&b, "; stopped early: %s", d.Stopped)
-	}
-	b.WriteString("\n")
-	return b.String()
 }

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/ignore"
 	"github.com/thalix/tv/wsfs"
 )
@@ -90,7 +90,7 @@ func (l *Local) listDirectory(_ context.Context, raw json.RawMessage) (*mcp.Call
 		return nil, err
 	}
 	d.IncludeIgnored = a.IncludeIgnored
-	return l.success(w, d, renderList(d))
+	return l.success(w, d)
 }
 
 func cmp(s, def string) string {
@@ -168,24 +168,4 @@ func walkList(d *listDirectoryData, dir *os.Root, rel string, depth int, m *igno
 		}
 	}
 	return nil
-}
-
-func renderList(d *listDirectoryData) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (depth %d): %d entries", d.Path, d.Depth, len(d.Entries))
-	if d.Truncated {
-		fmt.Fprintf(&b, ", truncated at %d (MaxListEntries); list a subdirectory or lower depth", MaxListEntries)
-	}
-	b.WriteString("\n")
-	for _, e := range d.Entries {
-		switch e.Type {
-		case "dir":
-			fmt.Fprintf(&b, "%s/\n", e.Path)
-		case "file":
-			fmt.Fprintf(&b, "%s (%d bytes)\n", e.Path, e.Size)
-		default:
-			fmt.Fprintf(&b, "%s (%s)\n", e.Path, e.Type)
-		}
-	}
-	return b.String()
 }

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/wsfs"
 )
 
@@ -61,11 +61,9 @@ type readFileData struct {
 }
 
 func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	a, ok := plainReadFileArgs(raw)
-	if !ok {
-		if err := DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
+	var a readFileArgs
+	if err := DecodeArgs(raw, &a); err != nil {
+		return nil, err
 	}
 	w, f, release, err := l.openRead(a.Workspace)
 	if err != nil {
@@ -84,50 +82,7 @@ func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolR
 	if err := selectLines(&d, b, a.StartLine, a.EndLine); err != nil {
 		return nil, err
 	}
-	// The text is the content itself (what a client shows the model, and
-	// what the reference server returns), then a summary line with the
-	// sha256 for expected_sha256.
-	return l.successTexts(w, d, d.Content, d.summary())
-}
-
-// summary is the second text block: "<path>: lines <start>-<end> of
-// <total>, <size> bytes, sha256 <hex>".
-func (d *readFileData) summary() string {
-	b := make([]byte, 0, len(d.Path)+len(d.SHA256)+64)
-	b = append(b, d.Path...)
-	b = append(b, ": lines "...)
-	b = strconv.AppendInt(b, int64(d.StartLine), 10)
-	b = append(b, '-')
-	b = strconv.AppendInt(b, int64(d.EndLine), 10)
-	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(d.TotalLines), 10)
-	b = append(b, ", "...)
-	b = strconv.AppendInt(b, d.Size, 10)
-	b = append(b, " bytes, sha256 "...)
-	b = append(b, d.SHA256...)
-	return string(b)
-}
-
-// appendJSON encodes d like encoding/json (see appendMessage).
-func (d readFileData) appendJSON(e *jsonEnc) error {
-	e.raw(`{"path":`)
-	e.str(d.Path)
-	e.raw(`,"content":`)
-	e.str(d.Content)
-	e.raw(`,"start_line":`)
-	e.int(int64(d.StartLine))
-	e.raw(`,"end_line":`)
-	e.int(int64(d.EndLine))
-	e.raw(`,"total_lines":`)
-	e.int(int64(d.TotalLines))
-	e.raw(`,"size":`)
-	e.int(d.Size)
-	e.raw(`,"sha256":`)
-	e.str(d.SHA256)
-	e.raw(`,"line_numbers":`)
-	e.b = strconv.AppendBool(e.b, d.LineNumbers)
-	e.raw("}")
-	return nil
+	return l.success(w, d)
 }
 
 // CountLines returns the number of lines of b: newlines, plus one for a
@@ -203,148 +158,4 @@ func lineOffset(b []byte, n int) int {
 		off += j + 1
 	}
 	return off
-}
-
-// plainReadFileArgs decodes read_file arguments in their plain form
-// without the schema validator and encoding/json: a JSON object whose
-// members are path (required) and any of workspace, start_line, end_line
-// and line_numbers, each at most once, with exactly those names; strings
-// without escapes or control bytes and valid UTF-8; line numbers integers
-// from 1 to 999999999 written plainly; line_numbers true or false. Such
-// arguments always pass the input schema and decode to the same values
-// with DecodeArgs (FuzzPlainReadFileArgs). Any other form (ok false) goes
-// through the validator and DecodeArgs, which refuse or accept it with
-// their own messages.
-func plainReadFileArgs(raw []byte) (a readFileArgs, ok bool) {
-	p := plainParser{b: raw}
-	if !p.byte('{') {
-		return a, false
-	}
-	var seen [5]bool
-	first := true
-	for {
-		if !first && p.byte('}') {
-			break
-		}
-		if !first && !p.byte(',') {
-			return a, false
-		}
-		first = false
-		key, ok := p.str()
-		if !ok || !p.byte(':') {
-			return a, false
-		}
-		var k int
-		switch key {
-		case "path":
-			k = 0
-			a.Path, ok = p.str()
-		case "workspace":
-			k = 1
-			a.Workspace, ok = p.str()
-		case "start_line":
-			k = 2
-			var n int
-			n, ok = p.posInt()
-			a.StartLine = &n
-		case "end_line":
-			k = 3
-			var n int
-			n, ok = p.posInt()
-			a.EndLine = &n
-		case "line_numbers":
-			k = 4
-			a.LineNumbers, ok = p.boolean()
-		default:
-			return a, false
-		}
-		if !ok || seen[k] {
-			return a, false
-		}
-		seen[k] = true
-	}
-	p.space()
-	return a, seen[0] && p.i == len(p.b)
-}
-
-// plainParser reads the plain JSON forms plainReadFileArgs accepts.
-type plainParser struct {
-	b []byte
-	i int
-}
-
-func (p *plainParser) space() {
-	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
-		p.i++
-	}
-}
-
-// byte skips white space and c.
-func (p *plainParser) byte(c byte) bool {
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-// str reads a string without escapes or control bytes, valid UTF-8.
-func (p *plainParser) str() (string, bool) {
-	if !p.byte('"') {
-		return "", false
-	}
-	start := p.i
-	ascii := true
-	for ; p.i < len(p.b); p.i++ {
-		switch c := p.b[p.i]; {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			if !ascii && !utf8.Valid(s) {
-				return "", false
-			}
-			return string(s), true
-		case c == '\\' || c < 0x20:
-			return "", false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return "", false
-}
-
-// posInt reads an integer from 1 to 999999999 without sign, leading zero,
-// fraction or exponent.
-func (p *plainParser) posInt() (int, bool) {
-	p.space()
-	n, digits := 0, 0
-	for ; p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9'; p.i++ {
-		if digits == 0 && p.b[p.i] == '0' {
-			return 0, false
-		}
-		n = n*10 + int(p.b[p.i]-'0')
-		digits++
-	}
-	if digits == 0 || digits > 9 {
-		return 0, false
-	}
-	// The number must end here (no fraction or exponent).
-	if p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		return 0, false
-	}
-	return n, true
-}
-
-func (p *plainParser) boolean() (bool, bool) {
-	p.space()
-	switch {
-	case bytes.HasPrefix(p.b[p.i:], []byte("true")):
-		p.i += 4
-		return true, true
-	case bytes.HasPrefix(p.b[p.i:], []byte("false")):
-		p.i += 5
-		return false, true
-	}
-	return false, false
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/wsfs"
 )
 
@@ -61,7 +61,7 @@ func (l *Local) workspaceInfo(ctx context.Context, raw json.RawMessage) (*mcp.Ca
 	if d.Workspace.HasGuidance {
 		d.Guidance = readGuidance(w.Root, d.Workspace.Guidance)
 	}
-	return l.success(w, d, renderWorkspaceInfo(d))
+	return l.success(w, d)
 }
 
 func readGuidance(root, name string) *guidanceText {
@@ -78,21 +78,4 @@ func readGuidance(root, name string) *guidanceText {
 		b = b[:len(b)-1] // a rune cut at the truncation point
 	}
 	return &guidanceText{File: name, Text: strings.ToValidUTF8(string(b), "\uFFFD"), Bytes: st.Size(), Truncated: st.Size() > int64(len(b))}
-}
-
-func renderWorkspaceInfo(d workspaceInfoData) string {
-	e := d.Workspace
-	var b strings.Builder
-	fmt.Fprintf(&b, "workspace %s\nroot: %s\nkind: %s\n%s\n", e.ID, e.Root, e.Kind, describeEntry(e))
-	if g := d.Guidance; g != nil {
-		fmt.Fprintf(&b, "\n--- %s (%d bytes", g.File, g.Bytes)
-		if g.Truncated {
-			fmt.Fprintf(&b, ", truncated to the first %d bytes", MaxGuidanceBytes)
-		}
-		fmt.Fprintf(&b, ") ---\n%s", g.Text)
-		if !strings.HasSuffix(g.Text, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
 }

@@ -3,10 +3,8 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var workspaceListSpec = Spec{
@@ -46,59 +44,5 @@ func (l *Local) workspaceList(ctx context.Context, raw json.RawMessage) (*mcp.Ca
 	if d.Problems == nil {
 		d.Problems = []string{}
 	}
-	return l.success(c.list[0], d, renderWorkspaceList(d))
-}
-
-func renderWorkspaceList(d workspaceListData) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d workspace(s) (checkouts from %s):\n", len(d.Workspaces), d.CheckoutSource)
-	for _, e := range d.Workspaces {
-		fmt.Fprintf(&b, "- %s\n  root: %s\n  %s\n", e.ID, e.Root, describeEntry(e))
-	}
-	for _, m := range d.Missing {
-		fmt.Fprintf(&b, "missing %s entry %s: %s\n", EnvWorkspacePaths, m.Path, m.Error)
-	}
-	for _, p := range d.Problems {
-		fmt.Fprintf(&b, "problem: %s\n", p)
-	}
-	return b.String()
-}
-
-func describeEntry(e WorkspaceEntry) string {
-	var parts []string
-	switch {
-	case e.Git == nil:
-		parts = append(parts, "not git")
-	case e.Git.Detached:
-		parts = append(parts, "git detached HEAD "+short(e.Git.Head))
-	default:
-		parts = append(parts, "git branch "+e.Git.Branch+" @ "+short(e.Git.Head))
-	}
-	switch {
-	case e.Dirty == nil:
-		parts = append(parts, "dirty: unknown ("+e.DirtyNote+")")
-	case *e.Dirty:
-		parts = append(parts, "dirty")
-	default:
-		parts = append(parts, "clean")
-	}
-	if e.HasGuidance {
-		parts = append(parts, "guidance: "+e.Guidance)
-	} else {
-		parts = append(parts, "no AGENTS.md/CLAUDE.md")
-	}
-	if e.WorkspaceName != "" || e.WorkspaceID != "" {
-		parts = append(parts, "tv workspace "+e.WorkspaceName+" ("+e.WorkspaceID+")")
-	}
-	return strings.Join(parts, "; ")
-}
-
-func short(id string) string {
-	if id == "" {
-		return "(unborn)"
-	}
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
+	return l.success(c.list[0], d)
 }

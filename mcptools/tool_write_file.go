@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/wsfs"
 )
 
@@ -67,9 +67,5 @@ func (l *Local) writeFile(_ context.Context, raw json.RawMessage) (*mcp.CallTool
 		return nil, err
 	}
 	d := writeFileData{Path: res.Path, Bytes: res.Size, SHA256: res.SHA256, Created: res.Created, Mode: fmt.Sprintf("%04o", res.Mode.Perm())}
-	verb := "replaced"
-	if d.Created {
-		verb = "created"
-	}
-	return l.success(w, d, fmt.Sprintf("%s %s: %d bytes, mode %s, sha256 %s\n", verb, d.Path, d.Bytes, d.Mode, d.SHA256))
+	return l.success(w, d)
 }

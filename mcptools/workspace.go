@@ -66,18 +66,6 @@ type WorkspaceRef struct {
 	Kind string `json:"kind"`
 }
 
-// appendJSON encodes the reference like encoding/json (see appendMessage).
-func (r WorkspaceRef) appendJSON(e *jsonEnc) error {
-	e.raw(`{"id":`)
-	e.str(r.ID)
-	e.raw(`,"root":`)
-	e.str(r.Root)
-	e.raw(`,"kind":`)
-	e.str(r.Kind)
-	e.raw("}")
-	return nil
-}
-
 var workspaceRefSchema = OpenObject(Schema{
 	"id":   Str(`workspace ID: "launch", "worktree:/abs/path" or "checkout:/abs/path"`),
 	"root": Str("absolute path of the workspace root"),
@@ -361,7 +349,7 @@ var workspaceEntrySchema = OpenObject(Schema{
 		"head":     Str(`HEAD commit id ("" on an unborn branch)`),
 		"detached": Bool("HEAD names a commit, not a branch"),
 	}, "branch", "head", "detached")),
-	"dirty":          Schema{"type": []string{"boolean", "null"}, "description": "uncommitted changes (git status); null when unknown or not git"},
+	"dirty":          Nullable(Bool("uncommitted changes (git status); null when unknown or not git")),
 	"dirty_note":     Str("why dirty is null"),
 	"guidance":       Str(`root guidance file: "AGENTS.md", else "CLAUDE.md", else ""`),
 	"has_guidance":   Bool("a root guidance file exists"),

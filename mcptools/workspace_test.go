@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func gitT(t *testing.T, dir string, args ...string) string {
@@ -150,8 +148,11 @@ func TestReadFileLaunchReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func() (string, bool) {
-		res := l.directTools()["read_file"](context.Background(), json.RawMessage(`{"path":"f.txt"}`))
-		return res.Content[0].(mcp.TextContent).Text, res.IsError
+		res := callLocal(t, l, "read_file", `{"path":"f.txt"}`)
+		if res.IsError {
+			return textOf(res), true
+		}
+		return dataOf(t, res)["content"].(string), false
 	}
 	for range 2 {
 		if text, isErr := read(); isErr || text != "old\n" {

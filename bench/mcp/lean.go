@@ -164,10 +164,26 @@ func (c *leanClient) check(tool string, args map[string]any, want string) (time.
 	if first["type"] != "text" {
 		return 0, fmt.Errorf("%s: first content block is %v, not text", c.server, first["type"])
 	}
-	if text, _ := first["text"].(string); text != want {
+	if text, _ := first["text"].(string); !holdsFile(text, want) {
 		return 0, fmt.Errorf("%s: text content (%d bytes) is not the file (%d bytes)", c.server, len(text), len(want))
 	}
 	return rt, nil
+}
+
+// holdsFile reports whether a read's text block carries the file: the
+// file itself (the Node server), or the serialized structured result
+// whose data.content is the file (tv, as protocol 2025-06-18 recommends;
+// decoding it is part of the client's work).
+func holdsFile(text, want string) bool {
+	if text == want {
+		return true
+	}
+	var env struct {
+		Data struct {
+			Content string `json:"content"`
+		} `json:"data"`
+	}
+	return json.Unmarshal([]byte(text), &env) == nil && env.Data.Content == want
 }
 
 // ping sends a ping request (the client + pipe + JSON-RPC floor) and

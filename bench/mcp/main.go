@@ -73,6 +73,7 @@ func main() {
 	floor := flag.Bool("floor", true, "add the floor server to the lean client's table: no work, tv's captured response bytes")
 	canned := flag.String("canned", "", "run as the floor server answering tools/call with this file's response line (internal)")
 	cpuprofile := flag.String("cpuprofile", "", "write the driver's CPU profile here")
+	rssCalls := flag.Int("rss", 10000, "sequential read calls of the RSS check (0 skips it)")
 	flag.Parse()
 	if *canned != "" {
 		b, err := os.ReadFile(*canned)
@@ -140,7 +141,13 @@ func main() {
 		r, s := sdkTable(servers, res)
 		fmt.Printf("\nread p50 ratio tv/node: %.3f; start+initialize p50 ratio tv/node: %.3f (reported, not judged)\n", r, s)
 	}
-	if !readOK || !startOK {
+	rssOK := true
+	if *rssCalls > 0 {
+		rssOK, err = rssFlat(servers[0], opt, *rssCalls)
+		check(err)
+		fmt.Printf("RSS flat within ±20%%: %s\n", verdict(rssOK))
+	}
+	if !readOK || !startOK || !rssOK {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}

@@ -45,7 +45,7 @@ func readSDK(ctx context.Context, cs *mcp.ClientSession, s server, want string) 
 	if !ok {
 		return fmt.Errorf("%s: first content block is %T, not text", s.name, res.Content[0])
 	}
-	if tc.Text != want {
+	if !holdsFile(tc.Text, want) {
 		return fmt.Errorf("%s: text content (%d bytes) is not the file (%d bytes)", s.name, len(tc.Text), len(want))
 	}
 	return nil

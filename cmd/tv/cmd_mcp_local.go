@@ -51,6 +51,7 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	mcptools.TuneGC(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }
 

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/thalix/tv/mcptools"
@@ -192,11 +191,21 @@ func (r *callResult) decode(t *testing.T, v any) {
 func TestMCPLocalProtocolVersions(t *testing.T) {
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
-	for _, v := range mcpgo.ValidProtocolVersions {
+	for _, v := range mcp.SupportedProtocolVersions() {
 		t.Run(v, func(t *testing.T) {
 			cs := e.start(dir, v)
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
 				t.Fatalf("negotiated %s, asked for %s", got, v)
+			}
+			// Conformance: initialize (above), ping (removed in 2026-07-28,
+			// where the client does not send it), tools/list.
+			if v < "2026-07-28" {
+				if err := cs.Ping(context.Background(), nil); err != nil {
+					t.Fatalf("ping: %v", err)
+				}
+			}
+			if tl, err := cs.ListTools(context.Background(), nil); err != nil || len(tl.Tools) != len(mcptools.Tools()) {
+				t.Fatalf("tools/list: %v", err)
 			}
 			var d struct{ Content string }
 			call(t, cs, "read_file", map[string]any{"path": "a.txt"}).ok(t).decode(t, &d)
@@ -406,7 +415,7 @@ func TestMCPLocalFileTools(t *testing.T) {
 		if d.Output != filepath.Join(dir, "src")+"\nerr\n" || d.ExitCode != 0 {
 			t.Fatalf("%+v", d)
 		}
-		call(t, cs, "execute_bash", map[string]any{"command": "echo failing; exit 4"}).failed(t, "exit 4", "failing")
+		call(t, cs, "execute_bash", map[string]any{"command": "echo failing; exit 4"}).failed(t, `"exit_code":4`, "failing")
 		call(t, cs, "execute_bash", map[string]any{"command": "exit 4", "allow_nonzero_exit": true}).ok(t).decode(t, &d)
 		if d.ExitCode != 4 {
 			t.Fatalf("%+v", d)
@@ -415,7 +424,7 @@ func TestMCPLocalFileTools(t *testing.T) {
 		call(t, cs, "execute_bash", map[string]any{"command": "true", "cwd": "../"}).failed(t, "..")
 		pidFile := filepath.Join(e.base, "grandchild.pid")
 		r := call(t, cs, "execute_bash", map[string]any{"command": "sleep 100 & echo $! > " + pidFile + "; wait", "timeout_seconds": 1})
-		r.failed(t, "timed out")
+		r.failed(t, `"timed_out":true`)
 		r.decode(t, &d)
 		if !d.TimedOut {
 			t.Fatalf("%+v", d)

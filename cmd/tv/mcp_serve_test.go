@@ -449,7 +449,7 @@ func TestMCPServeUnscoped(t *testing.T) {
 	c.call(t, "vault_workspace_checkout", map[string]any{"workspace": "demo", "output_dir": co}).refused(t, "not empty")
 	c.call(t, "vault_workspace_checkout", map[string]any{"workspace": "demo", "output_dir": "relative"}).refused(t, "absolute")
 	// Scoped tools do not exist here at all.
-	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_file_info", Arguments: map[string]any{"path": "CLAUDE.md"}}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_file_info", Arguments: map[string]any{"path": "CLAUDE.md"}}); err == nil || !strings.Contains(err.Error(), `unknown tool "vault_file_info"`) {
 		t.Fatalf("vault_file_info unscoped: %v", err)
 	}
 }
@@ -674,5 +674,28 @@ func TestMCPServeFailClosed(t *testing.T) {
 	}
 	if cfg, _ := os.ReadFile(filepath.Join(e.base, "home-alice", "config", "tv", "credentials.json")); !strings.Contains(string(cfg), vsToken) {
 		t.Fatal("the token was never saved: the search above proves nothing")
+	}
+}
+
+// TestMCPServeIdleListChanged: a scope change is announced to an idle
+// client (no request after the change), with the SDK client's default
+// protocol (2026-07-28: on its subscriptions/listen stream) and with a 2025
+// one (issue 14: the announcement used to wait for the next request).
+func TestMCPServeIdleListChanged(t *testing.T) {
+	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			e := newVSEnv(t)
+			e.setup()
+			c := e.serve("alice", version, "--workspace", "demo", "--stage", "stages/01-research")
+			if got := c.names(t); len(got) != 5 {
+				t.Fatalf("visible %v", got)
+			}
+			e.setPolicy("alice", "stages/01-research", "vault_file_info", "vault_file_read")
+			c.waitChanged(t)
+			if got := c.names(t); len(got) != 2 {
+				t.Fatalf("visible after the change %v", got)
+			}
+		})
 	}
 }

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
 )
@@ -192,24 +195,70 @@ func rpc(t *testing.T, s *Server, method string, params any) json.RawMessage {
 	return res
 }
 
-func rpcRaw(t *testing.T, s *Server, method string, params any) (json.RawMessage, json.RawMessage) {
+// clients holds one SDK client session per server under test, connected
+// over the SDK's in-memory transport (the real SDK server and client).
+var clients sync.Map // *Server → *testClient
+
+// testClient is an SDK client session and the list_changed
+// notifications it received.
+type testClient struct {
+	cs      *mcp.ClientSession
+	changed chan struct{}
+}
+
+// client returns s's test client session, connecting it on first use.
+func client(t *testing.T, s *Server) *testClient {
 	t.Helper()
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	msg := s.Dispatcher().HandleMessage(ctx, nil, req)
-	b, err := json.Marshal(msg)
+	if c, ok := clients.Load(s); ok {
+		return c.(*testClient)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.MCPServer().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if err := json.Unmarshal(b, &resp); err != nil {
+	c := &testClient{changed: make(chan struct{}, 100)}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.changed <- struct{}{} },
+	})
+	cs, err := cl.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.Result, resp.Error
+	c.cs = cs
+	t.Cleanup(func() { cs.Close(); ss.Close(); clients.Delete(s) })
+	clients.Store(s, c)
+	return c
+}
+
+func rpcRaw(t *testing.T, s *Server, method string, params any) (json.RawMessage, json.RawMessage) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs := client(t, s).cs
+	var res any
+	var err error
+	switch method {
+	case "initialize": // the client's handshake, done on connecting
+		res = cs.InitializeResult()
+	case "tools/list":
+		res, err = cs.ListTools(ctx, &mcp.ListToolsParams{})
+	case "tools/call":
+		p := params.(map[string]any)
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: p["name"].(string), Arguments: p["arguments"]})
+	default:
+		t.Fatalf("rpcRaw: method %s", method)
+	}
+	if err != nil {
+		b, _ := json.Marshal(err.Error())
+		return nil, b
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, nil
 }
 
 func listNames(t *testing.T, s *Server) []string {
@@ -266,8 +315,11 @@ func (r *result) ok(t *testing.T, v any) *envelopeOut {
 	if err := dec.Decode(&env); err != nil {
 		t.Fatal(err)
 	}
-	if env.CapturedAt == 0 || r.text() != string(r.Structured) || len(r.Structured) > MaxStructuredBytes {
-		t.Fatalf("envelope: captured_at %d, %d bytes, text fallback equal: %v", env.CapturedAt, len(r.Structured), r.text() == string(r.Structured))
+	var text, structured any
+	json.Unmarshal([]byte(r.text()), &text)
+	json.Unmarshal(r.Structured, &structured)
+	if env.CapturedAt == 0 || !reflect.DeepEqual(text, structured) || len(r.text()) > MaxStructuredBytes {
+		t.Fatalf("envelope: captured_at %d, %d bytes, text fallback equal: %v", env.CapturedAt, len(r.text()), reflect.DeepEqual(text, structured))
 	}
 	if v != nil {
 		if err := json.Unmarshal(env.Data, v); err != nil {

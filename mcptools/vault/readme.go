@@ -1,6 +1,7 @@
 package vaultmcp
 
 //go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
+//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../../cmd/tv
 
 import (
 	"fmt"
@@ -16,7 +17,7 @@ import (
 // list order.
 func ToolsMarkdown() string {
 	var b strings.Builder
-	b.WriteString("<!-- Generated from vaultmcp.UnscopedTools() and vaultmcp.ScopedTools() by `go generate ./mcptools/vault`; do not edit. -->\n\n")
+	b.WriteString("<!-- Generated from vaultmcp.UnscopedTools() and vaultmcp.ScopedTools() by `go generate ./mcptools/vault` (this section in README.md and mcptools/vault/README.tools.md); do not edit. -->\n\n")
 	b.WriteString("### Unscoped: `tv mcp serve`\n\n")
 	b.WriteString(table(UnscopedTools()))
 	b.WriteString("\n### Scoped: `tv mcp serve --workspace <id|name> --stage stages/NN-slug`\n\n")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/mcptools"
@@ -93,8 +93,8 @@ func success(now time.Time, repo *Repository, data any) (*mcp.CallToolResult, er
 		return nil, err
 	}
 	return &mcp.CallToolResult{
-		Content:              []mcp.Content{mcp.NewTextContent(string(b))},
-		RawStructuredContent: b,
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
 	}, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
 )
@@ -107,6 +106,9 @@ func (s *Server) Scope(ctx context.Context) *ScopeState {
 	}
 	st.CorrelationID = newCorrelationID()
 	s.state = st
+	if s.listed != nil {
+		s.syncTools(st)
+	}
 	changed := prev != nil && !slices.Equal(prev.Visible, st.Visible)
 	event := EventResolved
 	if changed {
@@ -122,7 +124,6 @@ func (s *Server) Scope(ctx context.Context) *ScopeState {
 	}
 	if changed {
 		fmt.Fprintf(s.cfg.Log, "tv mcp serve: visible tools changed from %v to %v\n", prev.Visible, st.Visible)
-		s.mcp.Notify(mcp.MethodNotificationToolsListChanged)
 	}
 	return st
 }

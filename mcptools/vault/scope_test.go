@@ -9,36 +9,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
-	"github.com/thalix/tv/mcptools"
 )
 
-// session attaches an initialized client session to s, so notifications
-// have somewhere to go.
-func session(t *testing.T, s *Server) *mcptools.Session {
-	t.Helper()
-	d := s.Dispatcher()
-	sess := d.NewSession()
-	t.Cleanup(func() { d.CloseSession(sess) })
-	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	if _, ok := d.HandleMessage(context.Background(), sess, []byte(init)).(mcp.JSONRPCResponse); !ok {
-		t.Fatal("initialize failed")
-	}
-	return sess
-}
+// session connects an SDK client to s, so notifications have somewhere
+// to go.
+func session(t *testing.T, s *Server) *testClient { return client(t, s) }
 
-// listChanged counts the tools/list_changed notifications waiting.
-func listChanged(sess *mcptools.Session) int {
+// listChanged counts the tools/list_changed notifications the client
+// received (waiting a moment for ones in flight).
+func listChanged(c *testClient) int {
 	n := 0
 	for {
 		select {
-		case m := <-sess.Notifications():
-			if m.Method == mcp.MethodNotificationToolsListChanged {
-				n++
-			}
-		case <-time.After(100 * time.Millisecond):
+		case <-c.changed:
+			n++
+		case <-time.After(200 * time.Millisecond):
 			return n
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/mcptools"
@@ -48,12 +48,13 @@ type Server struct {
 	stage     string      // "stages/NN-slug" when scoped
 	tools     []tool
 	validator *mcptools.Validator
-	mcp       *mcptools.Dispatcher
+	mcp       *mcp.Server
 	ttl       time.Duration
 
 	mu      sync.Mutex
 	state   *ScopeState
 	checked time.Time
+	listed  map[string]bool // the tools the SDK server lists now
 
 	// unbound is why the scoped workspace could not be resolved at start
 	// (not logged in, not found, ambiguous); the server then serves with
@@ -118,15 +119,7 @@ func ToolRank(name string) (engine.Rank, bool) {
 // MCPTool returns the MCP definition of a vault tool: mcptools'
 // definition with the vault envelope {captured_at, repository, data} as
 // its output schema.
-func MCPTool(s mcptools.Spec) mcp.Tool {
-	def := s.MCPTool()
-	out, err := json.Marshal(OutputSchema(s.Data))
-	if err != nil {
-		panic("vaultmcp: output schema of " + s.Name + ": " + err.Error())
-	}
-	def.RawOutputSchema = out
-	return def
-}
+func MCPTool(s mcptools.Spec) *mcp.Tool { return s.MCPToolWithOutput(OutputSchema(s.Data)) }
 
 // StageFolder normalises a --stage value to "stages/NN-slug". It accepts
 // "stages/NN-slug" and "NN-slug" (a trailing slash is ignored); anything
@@ -182,7 +175,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.validator = v
-	s.mcp = s.newDispatcher()
+	s.mcp = s.newServer()
 	if s.scoped() {
 		st := s.Scope(ctx)
 		fmt.Fprintf(cfg.Log, "tv mcp serve: %s %s: %s (%s), visible %v\n", s.ws.ID, s.stage, st.Result, st.Reason, st.Visible)
@@ -192,22 +185,67 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 func (s *Server) scoped() bool { return s.ws != nil }
 
-// Dispatcher returns the server's MCP dispatcher, with the mode's tools.
-func (s *Server) Dispatcher() *mcptools.Dispatcher { return s.mcp }
+// MCPServer returns the server's SDK server, listing the mode's tools.
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 
-// newDispatcher makes the dispatcher of the mode's tools: tools/list
-// sorted by name (and, scoped, only the visible ones), listChanged when
-// scoped.
-func (s *Server) newDispatcher() *mcptools.Dispatcher {
-	cfg := mcptools.DispatcherConfig{Name: ServerName, Version: s.cfg.Version, Instructions: s.instructions(), ListChanged: s.scoped()}
-	if s.scoped() {
-		cfg.ListFilter = s.filter
+// newServer makes the SDK server of the mode's tools: sorted by name and,
+// scoped, only the visible ones (syncTools), with listChanged.
+func (s *Server) newServer() *mcp.Server {
+	srv := mcptools.NewServer(mcptools.ServerOptions{Name: ServerName, Version: s.cfg.Version, Instructions: s.instructions(),
+		ListChanged: s.scoped(), Log: s.cfg.Log})
+	if !s.scoped() {
+		for _, t := range s.tools {
+			srv.AddTool(MCPTool(t.Spec), s.handler(t))
+		}
+		return srv
 	}
-	list := make([]mcptools.Tool, len(s.tools))
-	for i, t := range s.tools {
-		list[i] = mcptools.Tool{Tool: MCPTool(t.Spec), Handler: s.handler(t)}
+	s.listed = map[string]bool{}
+	srv.AddReceivingMiddleware(s.scopeCheck)
+	return srv
+}
+
+// syncTools makes the SDK server list exactly the visible tools; the SDK
+// announces a change with notifications/tools/list_changed. s.mu is held.
+func (s *Server) syncTools(st *ScopeState) {
+	var gone []string
+	for _, t := range s.tools {
+		switch vis := st.Allows(t.Name); {
+		case vis && !s.listed[t.Name]:
+			s.mcp.AddTool(MCPTool(t.Spec), s.handler(t))
+			s.listed[t.Name] = true
+		case !vis && s.listed[t.Name]:
+			gone = append(gone, t.Name)
+			delete(s.listed, t.Name)
+		}
 	}
-	return mcptools.NewDispatcher(cfg, list)
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+}
+
+// scopeCheck re-checks the scope (ScopeTTL) before every tools/list and
+// tools/call, and answers a call of a scoped tool that is not visible now
+// with an explanation rather than the SDK's "unknown tool".
+func (s *Server) scopeCheck(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			s.Scope(ctx)
+		case "tools/call":
+			st := s.Scope(ctx)
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if _, scoped := ToolRank(r.Params.Name); scoped && !st.Allows(r.Params.Name) {
+					return s.refuseHidden(r.Params.Name, st), nil
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) refuseHidden(name string, st *ScopeState) *mcp.CallToolResult {
+	return mcptools.Failure("%s refused: it is not available in this scope now (stage %s of %s: %s, reason %s; visible: %s). Call tools/list for the tools you can use.",
+		name, s.stage, s.ws.ID, st.Result, st.Reason, visibleText(st.Visible))
 }
 
 func (s *Server) instructions() string {
@@ -225,48 +263,33 @@ func (s *Server) instructions() string {
 		s.stage, s.ws.Name, s.ws.ID, s.stage)
 }
 
-// filter hides the tools that are not visible now from tools/list. A
-// call is not filtered: the handler refuses a tool that is not visible
-// with an explanation (see the package doc).
-func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	st := s.Scope(ctx)
-	kept := make([]mcp.Tool, 0, len(st.Visible))
-	for _, t := range tools {
-		if st.Allows(t.Name) {
-			kept = append(kept, t)
-		}
-	}
-	return kept
-}
-
-// handler adapts a tool to the dispatcher. In scoped mode it first checks the
-// tool is visible now (refusing before anything else happens); then it
-// validates the arguments against the input schema, runs the tool and
-// turns a domain failure into an isError result.
-func (s *Server) handler(t tool) func(context.Context, mcp.CallToolRequest) *mcp.CallToolResult {
-	return func(ctx context.Context, req mcp.CallToolRequest) *mcp.CallToolResult {
+// handler adapts a tool to the SDK server. In scoped mode it first
+// checks the tool is visible now (refusing before anything else happens);
+// then it validates the arguments against the input schema, runs the tool
+// and turns a domain failure into an isError result.
+func (s *Server) handler(t tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if s.scoped() {
 			if st := s.Scope(ctx); !st.Allows(t.Name) {
-				return mcptools.Failure("%s refused: it is not available in this scope now (stage %s of %s: %s, reason %s; visible: %s). Call tools/list for the tools you can use.",
-					t.Name, s.stage, s.ws.ID, st.Result, st.Reason, visibleText(st.Visible))
+				return s.refuseHidden(t.Name, st), nil
 			}
 		}
-		raw := mcptools.RawArguments(req)
+		raw := req.Params.Arguments
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			raw = json.RawMessage("{}") // absent arguments
 		}
 		if err := s.validator.Validate(t.Name, raw); err != nil {
-			return failure(t.Name, err)
+			return failure(t.Name, err), nil
 		}
 		repo, data, err := t.run(s, ctx, raw)
 		if err != nil {
-			return failure(t.Name, err)
+			return failure(t.Name, err), nil
 		}
 		res, err := success(s.cfg.Now(), repo, data)
 		if err != nil {
-			return failure(t.Name, err)
+			return failure(t.Name, err), nil
 		}
-		return res
+		return res, nil
 	}
 }
 
@@ -279,13 +302,35 @@ func visibleText(v []string) string {
 
 // Serve runs the server over stdio (in, out) until in is closed (a clean
 // exit) or ctx ends; diagnostics go to logw. Input lines over
-// MaxInputLineBytes are refused with a JSON-RPC error.
+// MaxInputLineBytes are refused with a JSON-RPC error. Scoped, the scope
+// is also re-checked while the client is idle (every ScopeTTL/4), so a
+// change of the visible tools is announced within about ScopeTTL.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
-	err := mcptools.ServeStdio(ctx, s.mcp, in, out, logw, MaxInputLineBytes)
-	if errors.Is(err, context.Canceled) {
-		return nil
+	if s.scoped() {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go s.watchScope(ctx)
+		return mcptools.Serve(ctx, s.mcp, in, out, logw)
 	}
-	return err
+	return mcptools.Serve(ctx, s.mcp, in, out, logw)
+}
+
+// watchScope re-checks the scope every ScopeTTL/4 until ctx ends.
+func (s *Server) watchScope(ctx context.Context) {
+	period := s.ttl / 4
+	if period <= 0 {
+		period = ScopeTTL / 4
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			s.Scope(ctx)
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // decode decodes a tool's arguments strictly.

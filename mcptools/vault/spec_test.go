@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/mcptools/internal/golden"
 
 	"github.com/thalix/tv/icm"
@@ -67,17 +68,17 @@ func TestSpecs(t *testing.T) {
 		}
 		def := MCPTool(s)
 		a := def.Annotations
-		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil || a.Title == "" || s.Description == "" {
+		if !hintsSet(a) || a.Title == "" || s.Description == "" {
 			t.Errorf("%s: annotation, title or description missing", s.Name)
 		}
-		if *a.ReadOnlyHint && *a.DestructiveHint {
+		if a.ReadOnlyHint && *a.DestructiveHint {
 			t.Errorf("%s: read-only and destructive", s.Name)
 		}
 		var out struct {
 			Required   []string                   `json:"required"`
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
-		if err := json.Unmarshal(def.RawOutputSchema, &out); err != nil {
+		if err := json.Unmarshal(def.OutputSchema.(json.RawMessage), &out); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(out.Required, []string{"captured_at", "repository", "data"}) || out.Properties["workspace"] != nil {
@@ -85,3 +86,7 @@ func TestSpecs(t *testing.T) {
 		}
 	}
 }
+
+// hintsSet reports whether the pointer hints are set (the SDK writes
+// readOnlyHint and idempotentHint always).
+func hintsSet(a *mcp.ToolAnnotations) bool { return a.DestructiveHint != nil && a.OpenWorldHint != nil }
