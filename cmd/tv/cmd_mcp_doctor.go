@@ -172,7 +172,7 @@ func (a *app) runMCPDoctor(ctx context.Context, cmd *cli.Command) error {
 	}
 	if !r.OK {
 		if !a.json {
-			fmt.Fprintf(a.io.Stderr, "tv: mcp doctor: %d problem(s), see above\n", len(r.Problems))
+			fmt.Fprintf(a.io.Stderr, "tv: mcp doctor: %s, see above\n", plural(len(r.Problems), "problem"))
 		}
 		return silent{fmt.Errorf("%w: %s", errCheckFailed, strings.Join(r.Problems, "; "))}
 	}
@@ -392,7 +392,7 @@ func printDoctor(w io.Writer, r doctorReport) {
 		fmt.Fprintln(w, "all checks passed")
 		return
 	}
-	fmt.Fprintf(w, "%d problem(s):\n", len(r.Problems))
+	fmt.Fprintf(w, "%s:\n", plural(len(r.Problems), "problem"))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  - %s\n", p)
 	}

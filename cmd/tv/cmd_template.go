@@ -62,7 +62,7 @@ func (a *app) runTemplateShow(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.output(d, func(w io.Writer) {
-		fmt.Fprintf(w, "template %s (%s)\n%s\n%d files:\n", d.Name, d.ID, d.Reason, len(d.Files))
+		fmt.Fprintf(w, "template %s (%s)\n%s\n%s:\n", d.Name, d.ID, d.Reason, plural(len(d.Files), "file"))
 		for _, f := range d.Files {
 			fmt.Fprintf(w, "  %s (%d bytes)\n", f.Path, f.Size)
 		}

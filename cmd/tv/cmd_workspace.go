@@ -74,7 +74,7 @@ func (a *app) runWorkspaceInit(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.output(res, func(w io.Writer) {
-		fmt.Fprintf(w, "Created workspace %s (%s) with %d files, version %s\n", res.Name, res.ID, res.Files, res.Head.Short())
+		fmt.Fprintf(w, "Created workspace %s (%s) with %s, version %s\n", res.Name, res.ID, plural(res.Files, "file"), res.Head.Short())
 	})
 }
 
@@ -96,7 +96,7 @@ func (a *app) runImport(k engine.Kind) func(context.Context, *cli.Command) error
 			return a.withFindings(err)
 		}
 		return a.output(res, func(w io.Writer) {
-			fmt.Fprintf(w, "Imported %s %s (%s): %d files, %s, version %s\n", k, res.Name, res.ID, res.Files, humanBytes(res.Bytes), res.Head.Short())
+			fmt.Fprintf(w, "Imported %s %s (%s): %s, %s, version %s\n", k, res.Name, res.ID, plural(res.Files, "file"), humanBytes(res.Bytes), res.Head.Short())
 			printFindings(w, res.Findings)
 		})
 	}
@@ -158,7 +158,7 @@ func (a *app) runCheckout(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.output(res, func(w io.Writer) {
-		fmt.Fprintf(w, "Checked out %s (%s) version %s into %s: %d files, %s\n", res.WorkspaceName, res.WorkspaceID, res.Baseline.Short(), res.Dir, res.Files, humanBytes(res.Bytes))
+		fmt.Fprintf(w, "Checked out %s (%s) version %s into %s: %s, %s\n", res.WorkspaceName, res.WorkspaceID, res.Baseline.Short(), res.Dir, plural(res.Files, "file"), humanBytes(res.Bytes))
 	})
 }
 

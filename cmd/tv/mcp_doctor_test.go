@@ -144,7 +144,7 @@ func TestDoctorFakeServer(t *testing.T) {
 				t.Fatalf("text: exit %d, want %d", code, c.code)
 			}
 			if c.code != 0 {
-				if !strings.Contains(text, "FAILED ("+c.failure+")") || !strings.Contains(errs, "tv: mcp doctor: 1 problem(s)") {
+				if !strings.Contains(text, "FAILED ("+c.failure+")") || !strings.Contains(errs, "tv: mcp doctor: 1 problem,") {
 					t.Errorf("text report:\n%s\n%s", text, errs)
 				}
 				for _, w := range c.want {

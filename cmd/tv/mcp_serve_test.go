@@ -341,7 +341,7 @@ func TestMCPServeUsage(t *testing.T) {
 		{[]string{"--workspace", "demo", "--stage", "stages/01-research/output"}, ExitUsage, "not a direct stage folder"},
 		{[]string{"--workspace", "demo", "--stage", "research"}, ExitUsage, "not a direct stage folder"},
 		{[]string{"--workspace", "nosuch", "--stage", "01-research"}, ExitNotFound, "no workspace named"},
-		{[]string{"extra"}, ExitUsage, "no positional arguments"},
+		{[]string{"extra"}, ExitUsage, "takes no arguments"},
 	} {
 		out, errs, code := e.tv("alice", "", append([]string{"mcp", "serve"}, c.args...)...)
 		if code != c.code || out != "" || !strings.Contains(errs, c.msg) {

@@ -102,7 +102,7 @@ func printPlan(w io.Writer, p *engine.Plan) {
 	section("deleted", len(p.Deleted), func(i int) string { return fmt.Sprintf("- %s (%d bytes)", p.Deleted[i].Path, p.Deleted[i].OldSize) })
 	errs, warns := countSeverity(p.Findings, icm.SeverityError), countSeverity(p.Findings, icm.SeverityWarning)
 	if len(p.Findings) > 0 {
-		fmt.Fprintf(w, "ICM findings: %d errors, %d warnings\n", errs, warns)
+		fmt.Fprintf(w, "ICM findings: %s, %s\n", plural(errs, "error"), plural(warns, "warning"))
 		printFindings(w, p.Findings)
 	}
 	if p.Valid {
