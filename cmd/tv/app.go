@@ -20,6 +20,9 @@ type IO struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Environ lists the whole environment (for the servers tv mcp doctor
+	// starts); nil means only the variables Getenv is asked for.
+	Environ func() []string
 	// StderrIsTerminal reports whether progress bars may be drawn.
 	StderrIsTerminal bool
 }
@@ -79,8 +82,14 @@ func (a *app) preflight(r resolved) (done bool, err error) {
 	case r.version && parentOf(r.cmd) == nil:
 		return true, a.printVersion()
 	}
-	if why, ok := noJSON[fullName(r.cmd)]; ok && a.json {
+	if !a.json {
+		return false, nil
+	}
+	if why, ok := noJSON[fullName(r.cmd)]; ok {
 		return true, usagef("%s does not print JSON (%s); drop --json", fullName(r.cmd), why)
+	}
+	if len(r.cmd.Commands) > 0 {
+		return true, usagef("%s is a group of commands; --json applies to its commands (see `%s --help`)", fullName(r.cmd), fullName(r.cmd))
 	}
 	return false, nil
 }
@@ -169,7 +178,11 @@ func plural(n int, word string) string {
 // error document: ICM findings, conflicting paths.
 func addErrorDetails(doc map[string]any, err error) {
 	if inv, ok := asInvalid(err); ok {
-		doc["findings"] = inv.Findings
+		doc["findings"] = findingDocs(inv.Findings)
+	}
+	var ip invalidPlan
+	if errors.As(err, &ip) {
+		doc["plan"] = ip.plan
 	}
 	var ce *engine.ConflictError
 	if errors.As(err, &ce) {

@@ -23,8 +23,8 @@ func (a *app) vaultCommand() *cli.Command {
 
 // vaultInfo is the document of `tv vault info --json`.
 type vaultInfo struct {
-	Path       string `json:"path"`
-	ID         string `json:"id"`
+	Path       string `json:"vault"`
+	ID         string `json:"vault_id"`
 	Workspaces int    `json:"workspaces"`
 	Templates  int    `json:"templates"`
 	DiskBytes  int64  `json:"disk_bytes"`

@@ -83,6 +83,9 @@ var commandExamples = map[string][]example{
 		{"", "tv workspace log demo"},
 		{"from inside a checkout, the last 5", "tv workspace log . --limit 5"},
 	},
+	"tv workspace forget": {
+		{"stop serving a checkout that was moved or is no longer wanted", "tv workspace forget ~/work/demo"},
+	},
 	"tv template": {
 		{"", "tv template list"},
 		{"", "tv template show starter"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/hostconfig"
+	"github.com/thalix/tv/mounts"
 )
 
 // Exit codes: the one table of the project, documented in README.md.
@@ -40,6 +41,7 @@ var errorKinds = []struct {
 	{hostconfig.ErrEntryExists, ExitConflict, "conflict"},
 	{hostconfig.ErrConcurrentEdit, ExitConflict, "conflict"},
 	{errNotTVEntry, ExitConflict, "conflict"},
+	{mounts.ErrNotMounted, ExitNotFound, "not_found"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
 	// tv mcp doctor: a check failed (its report says which and why).

@@ -99,7 +99,9 @@ func (e *vsEnv) setup() string {
 	e.must("bob", "login", "--user", "bob")
 	e.must("carol", "login", "--user", "carol")
 	out := e.must("alice", "workspace", "init", "--name", "demo", "--json")
-	var c struct{ ID string }
+	var c struct {
+		ID string `json:"workspace_id"`
+	}
 	if err := json.Unmarshal([]byte(out), &c); err != nil || c.ID == "" {
 		e.t.Fatalf("init: %v\n%s", err, out)
 	}

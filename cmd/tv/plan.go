@@ -24,7 +24,7 @@ type planDoc struct {
 	AddedDirs     []string          `json:"added_folders"`
 	DeletedDirs   []string          `json:"deleted_folders"`
 	Truncated     bool              `json:"truncated"`
-	Findings      []icm.Finding     `json:"findings"`
+	Findings      []findingDoc      `json:"findings"`
 }
 
 func newPlanDoc(p *engine.Plan) planDoc {
@@ -57,7 +57,7 @@ func newPlanDoc(p *engine.Plan) planDoc {
 		},
 		Added: files(p.Added), Modified: files(p.Modified), Deleted: files(p.Deleted),
 		AddedDirs: dirs(p.AddedDirs), DeletedDirs: dirs(p.DeletedDirs),
-		Truncated: truncated, Findings: nonNil(findings),
+		Truncated: truncated, Findings: findingDocs(findings),
 	}
 }
 
@@ -117,6 +117,16 @@ func asInvalid(err error) (*engine.InvalidTreeError, bool) {
 	ok := errors.As(err, &inv)
 	return inv, ok
 }
+
+// invalidPlan is walk-test's invalid tree: an InvalidTreeError whose JSON
+// error document also carries the change plan (text mode printed it).
+type invalidPlan struct {
+	*engine.InvalidTreeError
+	plan *planDoc
+}
+
+// Unwrap makes errors.As find the InvalidTreeError (and its findings).
+func (e invalidPlan) Unwrap() error { return e.InvalidTreeError }
 
 // silent is an error whose report was already printed (walk-test's plan):
 // it only sets the exit code.

@@ -67,6 +67,9 @@ func (a *app) rootCommand() *cli.Command {
 			a.helpCommand(),
 		},
 	}
+	if ws := subcommand(root, "workspace"); ws != nil {
+		ws.Commands = append(ws.Commands, a.workspaceForgetCommand())
+	}
 	a.prepareCommand(root)
 	// The completion command urfave/cli adds at run time; listed now so
 	// help and suggestions know it.
