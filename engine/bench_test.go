@@ -27,9 +27,14 @@ const (
 	benchGenRoot = "stages/01-research/references/gen"
 )
 
-// benchTree writes the generated tree into a new folder and returns it.
+// benchTree writes the generated tree into a new folder and returns it;
+// BENCH_TREE=dir uses that folder instead (for example a tree of
+// bench/workspace/icmgen, to profile a large ICM workspace).
 func benchTree(b *testing.B) string {
 	b.Helper()
+	if dir := os.Getenv("BENCH_TREE"); dir != "" {
+		return dir
+	}
 	dir := filepath.Join(b.TempDir(), "tree")
 	err := fs.WalkDir(starter.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

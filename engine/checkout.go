@@ -31,7 +31,9 @@ type CheckoutResult struct {
 }
 
 // Checkout writes the head version of a workspace (id or unambiguous name)
-// into dir, which must be absent or empty. Every file is verified against
+// into dir, which must be absent or empty (or hold only .git: the
+// checkout then fills that repository's work tree; tv's own files are
+// added to info/exclude of any git work tree holding dir). Every file is verified against
 // its blob id and sha256 as it is written; the manifest is written last, so
 // an interrupted checkout has none. Templates are refused: they are
 // factories to init workspaces from.
@@ -87,6 +89,10 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		total += f.stamp.Size
 	}
 	slices.SortFunc(b.files, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
+	// The written records are copied into b: nothing uses them from here
+	// on, so the collector may have them before the manifest and cache
+	// buffers are made (at 100k files, 12 MiB).
+	nwritten := len(written)
 	// Let the file-system clock tick past the files' mtimes so the stat
 	// cache can vouch for them (see base.clean).
 	time.Sleep(racyTick)
@@ -94,13 +100,16 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		return nil, err
 	}
 	_ = writeStatCache(dir, b, time.Now().Add(-racySmudge).UnixNano())
+	if err := excludeOwnFiles(dir); err != nil {
+		return nil, fmt.Errorf("checkout is complete, but adding tv's files to the git repository's info/exclude failed: %w", err)
+	}
 	abs, _ := filepath.Abs(dir)
 	if e.opts.MountsPath != "" {
 		if err := mounts.Add(e.opts.MountsPath, mounts.Mount{Path: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, CheckedOutAt: e.opts.Now()}); err != nil {
 			return nil, fmt.Errorf("checkout is complete, but recording it in the mount registry failed: %w", err)
 		}
 	}
-	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: len(written), Bytes: total}, nil
+	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: nwritten, Bytes: total}, nil
 }
 
 // racyTick is how long checkout waits before stamping its stat cache.
@@ -164,15 +173,19 @@ func underAny(p string, folders []string) bool {
 	return false
 }
 
-// clearDir removes everything inside dir, best effort.
+// clearDir removes everything inside dir but a .git, best effort.
 func clearDir(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, en := range entries {
-		os.RemoveAll(filepath.Join(dir, en.Name()))
+		if en.Name() != ".git" {
+			os.RemoveAll(filepath.Join(dir, en.Name()))
+		}
 	}
 }
 
-// prepareEmptyDir creates dir, or checks that an existing one is empty.
+// prepareEmptyDir creates dir, or checks that an existing one is empty
+// but for a .git: a fresh `git init` folder or a repository's root whose
+// work tree the checkout then fills.
 func prepareEmptyDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	switch {
@@ -180,8 +193,10 @@ func prepareEmptyDir(dir string) error {
 		return os.MkdirAll(dir, 0o755)
 	case err != nil:
 		return fmt.Errorf("%w: output %s: %v", ErrUsage, dir, err)
+	case len(entries) == 1 && entries[0].Name() == ".git":
+		return nil
 	case len(entries) > 0:
-		return fmt.Errorf("%w: output directory %s is not empty; choose a new or empty directory", ErrConflict, dir)
+		return fmt.Errorf("%w: output directory %s is not empty (it holds %s); choose a new or empty directory, or one whose only entry is .git", ErrConflict, dir, entries[0].Name())
 	}
 	return nil
 }

@@ -67,6 +67,12 @@ func (e *Engine) Commit(ctx context.Context, dir, reason string) (*CommitResult,
 // workspaceID is not "", a checkout of any other workspace is refused
 // before anything is written.
 func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason string) (*CommitResult, error) {
+	return e.commitCheckout(ctx, workspaceID, "", dir, reason)
+}
+
+// commitCheckout is CommitWorkspace, confined to folder when it is not ""
+// (see CommitWithin).
+func (e *Engine) commitCheckout(ctx context.Context, workspaceID, folder, dir, reason string) (*CommitResult, error) {
 	if err := ValidateReason(reason); err != nil {
 		return nil, err
 	}
@@ -84,6 +90,10 @@ func (e *Engine) CommitWorkspace(ctx context.Context, workspaceID, dir, reason s
 	p, err := planCheckout(ctx, dir, false)
 	if err != nil {
 		return nil, err
+	}
+	if outside := p.changedOutside(folder); len(outside) > 0 {
+		p.disk.close()
+		return nil, &OutsideFolderError{Folder: folder, Paths: outside}
 	}
 	return e.commitPlan(ctx, p, workspaceID, sig, reason)
 }

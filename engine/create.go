@@ -135,7 +135,13 @@ func (e *Engine) precreate(ctx context.Context, k Kind, name string) (*access, e
 }
 
 func (e *Engine) createFromSource(ctx context.Context, k Kind, name string, src *source, reason, template string) (*Created, error) {
-	findings, err := icm.Validate(src.fsys)
+	var findings []icm.Finding
+	var err error
+	if src.listing != nil {
+		findings, err = icm.ValidateEntries(src.fsys, src.listing, icm.KnownTools())
+	} else {
+		findings, err = icm.Validate(src.fsys)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
@@ -179,7 +185,7 @@ func (e *Engine) writeFiles(ctx context.Context, w ObjectWriter, files []sourceF
 		changes = append(changes, change{Path: f.path, Mode: f.mode, ID: id})
 		e.progress("write", int64(i+1), int64(len(files)))
 	}
-	tree, err := applyChanges(ctx, e.vault, w, ZeroHash, changes)
+	tree, err := buildTree(ctx, w, changes)
 	return tree, total, err
 }
 

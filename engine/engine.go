@@ -78,6 +78,10 @@ type Info struct {
 	Template string `json:"template,omitempty"`
 	// Builtin marks the bundled starter template (it has no ref).
 	Builtin bool `json:"builtin,omitempty"`
+	// Redacted: the reader may read only some folders of the workspace
+	// and its head version changed none of them; UpdatedBy and Reason are
+	// blank (see history.go).
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // RefName returns the vault ref that holds info.

@@ -26,3 +26,31 @@ func (e *Engine) CommitPlanForTest(ctx context.Context, p *Plan, reason string) 
 	}
 	return e.commitPlan(ctx, p, "", sig, reason)
 }
+
+// CountOpensForTest calls f with the slash path of every checkout file a
+// scan opens for reading until the returned function is called.
+func CountOpensForTest(f func(p string)) (stop func()) {
+	openedHook.Store(&f)
+	return func() { openedHook.Store(nil) }
+}
+
+// TreesForTest writes the tree holding files (path → content id, mode
+// ModeFile) twice, by buildTree and by applyChanges on an empty base.
+func TreesForTest(ctx context.Context, v Vault, files map[string]Hash) (built, applied Hash, err error) {
+	w, err := v.NewObjectWriter(ctx)
+	if err != nil {
+		return ZeroHash, ZeroHash, err
+	}
+	defer w.Abort()
+	var cs []change
+	for p, id := range files {
+		cs = append(cs, change{Path: p, Mode: ModeFile, ID: id})
+	}
+	if built, err = buildTree(ctx, w, cs); err != nil {
+		return ZeroHash, ZeroHash, err
+	}
+	if applied, err = applyChanges(ctx, v, w, ZeroHash, cs); err != nil {
+		return ZeroHash, ZeroHash, err
+	}
+	return built, applied, w.Finish()
+}

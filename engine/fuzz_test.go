@@ -24,7 +24,7 @@ func FuzzCheckPath(f *testing.F) {
 			t.Fatalf("accepted unsafe path %q", p)
 		}
 		for _, c := range strings.Split(p, "/") {
-			if c == ".." || strings.EqualFold(c, ".git") {
+			if c == ".." || strings.EqualFold(c, ".git") || len(c) > MaxComponentBytes || strings.HasSuffix(c, " ") {
 				t.Fatalf("accepted %q with component %q", p, c)
 			}
 		}

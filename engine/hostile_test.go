@@ -208,7 +208,12 @@ func TestHostileImports(t *testing.T) {
 				t.Skip("mknod needs root:", err)
 			}
 		}, "device"},
-		{"git folder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, ".git", "config"), "[core]\n") }, ".git folder"},
+		// A git work tree is imported as git would commit it, but not a
+		// repository nested in it.
+		{"repository in a git work tree", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, ".git", "config"), "[core]\n")
+			write(t, filepath.Join(dir, "stages", "sub", ".git", "HEAD"), "x\n")
+		}, "stages/sub is a nested git repository"},
 		{"nested git folder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "sub", ".git", "HEAD"), "x\n") }, "'.git' component"},
 		{"reserved folder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, ".thalix-workspace.cache", "x"), "x") }, "reserved"},
 		{"case duplicate", func(t *testing.T, dir string) {
@@ -256,7 +261,7 @@ func expectRefused(t *testing.T, src, match string) {
 	if !errors.Is(err, engine.ErrRefused) || !strings.Contains(err.Error(), match) {
 		t.Fatalf("err = %v; want ErrRefused mentioning %q", err, match)
 	}
-	if refs, _ := v.ListRefs(ctx, "refs/"); len(refs) != 0 {
+	if refs, _ := v.ListRefs(ctx, engine.WorkspaceRefPrefix); len(refs) != 0 {
 		t.Fatalf("refs changed: %v", refs)
 	}
 	if _, err := e.ImportTemplate(ctx, src, "hostile"); !errors.Is(err, engine.ErrRefused) {

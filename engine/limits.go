@@ -28,6 +28,10 @@ const (
 	MaxDepth = 64
 	// MaxPathBytes bounds a file path, in bytes.
 	MaxPathBytes = 1024
+	// MaxComponentBytes bounds one file or folder name, in bytes: the
+	// NAME_MAX of Linux, macOS and Windows file systems, beyond which no
+	// checkout could write the file.
+	MaxComponentBytes = 255
 	// MaxZipRatio bounds a zip entry's uncompressed/compressed size ratio.
 	MaxZipRatio = 100
 	// ZipRatioExemptBytes: entries up to this uncompressed size are exempt

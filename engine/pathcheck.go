@@ -18,23 +18,37 @@ const RulePathRules = "path-rules"
 // and limits: every added path, case-fold collisions across all files, and
 // the file and byte totals.
 func (p *Plan) pathFindings() []icm.Finding {
+	added := make([]string, len(p.Added))
+	for i, f := range p.Added {
+		added[i] = f.Path
+	}
+	var all []string
+	// Only an added path can make a new case-fold collision: every other
+	// path is in the manifest, which came from a checked version.
+	if len(p.Added) > 0 {
+		all = make([]string, len(p.disk.files))
+		for i, f := range p.disk.files {
+			all[i] = f.path
+		}
+	}
+	return pathRuleFindings(added, all, len(p.disk.files), p.disk.bytes)
+}
+
+// pathRuleFindings checks the new paths against the safe-input rules,
+// all the tree's file paths (nil when no path is new) for case-fold
+// collisions, and the totals: files and bytes.
+func pathRuleFindings(added, all []string, files int, total int64) []icm.Finding {
 	var out []icm.Finding
 	add := func(path, msg string) {
 		out = append(out, icm.Finding{Rule: RulePathRules, Severity: icm.SeverityError, Path: path, Message: msg})
 	}
-	for _, f := range p.Added {
-		if err := CheckPath(f.Path); err != nil {
-			add(f.Path, ruleText(err))
+	for _, path := range added {
+		if err := CheckPath(path); err != nil {
+			add(path, ruleText(err))
 		}
 	}
-	total := p.disk.bytes
-	// Only an added path can make a new case-fold collision: every other
-	// path is in the manifest, which came from a checked version.
-	if len(p.Added) > 0 {
-		paths := make([]string, len(p.disk.files))
-		for i, f := range p.disk.files {
-			paths[i] = f.path
-		}
+	if len(added) > 0 {
+		paths := slices.Clone(all)
 		slices.Sort(paths)
 		fold := foldSet{}
 		for _, path := range paths {
@@ -43,7 +57,7 @@ func (p *Plan) pathFindings() []icm.Finding {
 			}
 		}
 	}
-	if n := len(p.disk.files); n > MaxImportFiles {
+	if n := files; n > MaxImportFiles {
 		add("", fmt.Sprintf("%d files, over the %d-file limit", n, MaxImportFiles))
 	}
 	if total > MaxImportBytes {

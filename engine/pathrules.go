@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/thalix/tv/gitname"
 )
 
 // Names tv keeps for itself inside a checkout. They are never imported,
@@ -26,10 +28,11 @@ func isReserved(p string) bool {
 }
 
 // CheckPath validates a slash-separated workspace path by the safe input
-// rules: relative, no empty, "." or ".." component, no ".git" component
-// (any case), valid UTF-8, no NUL, control character or backslash, at most
-// MaxDepth components and MaxPathBytes bytes. Errors wrap ErrRefused and
-// name the path and the rule.
+// rules: relative, valid UTF-8, no NUL, control character or backslash, at
+// most MaxDepth components and MaxPathBytes bytes, and every component a
+// name CheckName accepts (its folders also as folder names). It is the one
+// path rule of every entry point: import, commit, the server hook. Errors
+// wrap ErrRefused and name the path and the rule.
 func CheckPath(p string) error {
 	refuse := func(rule string) error {
 		return fmt.Errorf("%w: path %q: %s", ErrRefused, p, rule)
@@ -54,25 +57,52 @@ func CheckPath(p string) error {
 			return refuse("contains a control character")
 		}
 	}
-	parts := strings.Split(p, "/")
-	if len(parts) > MaxDepth {
+	if n := strings.Count(p, "/") + 1; n > MaxDepth {
 		return refuse(fmt.Sprintf("deeper than %d levels", MaxDepth))
 	}
-	for _, c := range parts {
-		switch {
-		case c == "" || c == ".":
-			return refuse("empty or '.' component")
-		case c == "..":
-			return refuse("'..' component (path traversal)")
-		case strings.EqualFold(c, ".git"):
-			return refuse("'.git' component")
+	for rest := p; rest != ""; {
+		c, tail, folder := strings.Cut(rest, "/")
+		if why := nameProblem(c, folder); why != "" {
+			return refuse(why)
 		}
+		if folder && tail == "" {
+			return refuse("empty or '.' component")
+		}
+		rest = tail
 	}
 	return nil
 }
 
-// foldSet detects paths that collide when case is folded (as on macOS and
-// Windows file systems), including through their folders.
+// CheckName validates one file or folder name (a single path component)
+// by CheckPath's component rules: not empty, "." or "..", at most
+// MaxComponentBytes bytes, not ".git" or a name git's `fsck --strict`, HFS+
+// or NTFS treats as ".git", not a ".gitmodules" look-alike (nor, for a
+// folder, a ".gitattributes" look-alike), no trailing dot or space.
+// Errors wrap ErrRefused.
+func CheckName(name string, folder bool) error {
+	if why := nameProblem(name, folder); why != "" {
+		return fmt.Errorf("%w: name %q: %s", ErrRefused, name, why)
+	}
+	return nil
+}
+
+// nameProblem is CheckName's rule text, or "".
+func nameProblem(name string, folder bool) string {
+	switch {
+	case name == "" || name == ".":
+		return "empty or '.' component"
+	case name == "..":
+		return "'..' component (path traversal)"
+	case len(name) > MaxComponentBytes:
+		return fmt.Sprintf("a component is %d bytes, over the %d-byte limit (MaxComponentBytes)", len(name), MaxComponentBytes)
+	}
+	return gitname.Problem(name, folder)
+}
+
+// foldSet detects paths that collide on case-insensitive, normalising file
+// systems (macOS, Windows), including through their folders: the key is
+// FoldKey, full Unicode case folding plus NFC, so "café" in NFC and NFD
+// and "ſ" beside "s" collide.
 type foldSet map[string]string
 
 // add records p and every folder above it; it fails when one of them
@@ -83,11 +113,16 @@ func (s foldSet) add(p string) error {
 			continue
 		}
 		prefix := p[:i]
-		key := strings.ToLower(prefix)
+		key := FoldKey(prefix)
 		if prev, ok := s[key]; ok && prev != prefix {
-			return fmt.Errorf("%w: %q and %q are the same name when case is folded; they collide on macOS and Windows checkouts", ErrRefused, prev, prefix)
+			return fmt.Errorf("%w: %q and %q are the same name once case is folded and Unicode normalised; they collide on macOS and Windows checkouts", ErrRefused, prev, prefix)
 		}
 		s[key] = prefix
 	}
 	return nil
 }
+
+// FoldKey returns the name under which macOS and Windows file systems store
+// a path: full Unicode case folding and NFC normalisation (HFS+ ignorable
+// code points dropped). Two paths with one key collide in a checkout.
+func FoldKey(p string) string { return gitname.Key(p) }

@@ -51,6 +51,7 @@ type snapshot struct {
 	relisted bool
 	fresh    map[string]*cachedDir // the folders listed from disk
 	scanned  int64                 // when the scan began (ns)
+	ignored  int                   // entries .gitignore rules left out
 }
 
 // dirScan is one listed folder; its subfolders' scans are children, in
@@ -71,8 +72,9 @@ type dirScan struct {
 // matches every regular file against the base b: its index there, and
 // whether the stat cache vouches for its content. It skips tv's own
 // metadata and any .git folder (a checkout may itself be kept in git;
-// .git is never part of a workspace).
-func scanCheckout(dir string, b *base) (*snapshot, error) {
+// .git is never part of a workspace), and what filter leaves out (nil:
+// nothing).
+func scanCheckout(dir string, b *base, filter *scanFilter) (*snapshot, error) {
 	dir = filepath.Clean(dir)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -91,16 +93,22 @@ func scanCheckout(dir string, b *base) (*snapshot, error) {
 		go func() {
 			defer wg.Done()
 			for d := q.next(); d != nil; d = q.next() {
-				q.done(d.children, readDirStat(dir, d, b, s.seen))
+				q.done(d.children, readDirStat(dir, d, b, s.seen, filter))
 			}
 		}()
 	}
 	wg.Wait()
+	if q.err == nil {
+		q.err = filter.err()
+	}
 	if q.err != nil {
 		s.close()
 		return nil, q.err
 	}
 	s.collect(top)
+	if filter != nil {
+		s.ignored = int(filter.ignored.Load())
+	}
 	return s, nil
 }
 
@@ -194,7 +202,7 @@ func (s *snapshot) collect(d *dirScan) {
 // open folder (one fstatat per file, no path walk), matching each against
 // the base b and marking it in seen. Entries come sorted by name. A folder
 // whose stamp is the one the cache saw is not read again.
-func readDirStat(dir string, d *dirScan, b *base, seen []bool) error {
+func readDirStat(dir string, d *dirScan, b *base, seen []bool, filter *scanFilter) error {
 	abs := dir // clean (scanCheckout)
 	if d.rel != "." {
 		abs = dir + string(filepath.Separator) + filepath.FromSlash(d.rel)
@@ -244,9 +252,15 @@ func readDirStat(dir string, d *dirScan, b *base, seen []bool) error {
 		p := paths[off : off+len(prefix)+len(e.name)]
 		off += len(p)
 		if e.name == ".git" || (d.rel == "." && isReserved(p)) {
+			if e.name == ".git" && d.rel != "." {
+				filter.nestedGit(d.rel)
+			}
 			continue
 		}
 		t := e.typ
+		if filter.skip(p, t.IsDir(), b) {
+			continue
+		}
 		switch {
 		case t.IsDir():
 			kid := &kids[len(d.children)]
@@ -368,6 +382,7 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 // symlink, and stats it: in one openat2 where the kernel has it, else
 // through the root.
 func (s *snapshot) openRead(p string) (io.ReadCloser, fileStamp, error) {
+	noteOpen(p)
 	if s.fast != nil {
 		rf, ok, err := s.fast.openBeneath(p)
 		if ok {
@@ -415,6 +430,7 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) || name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	noteOpen(name)
 	var fh *os.File
 	if f.s.fast != nil {
 		if rf, ok, err := f.s.fast.openBeneath(name); ok {

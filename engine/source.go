@@ -7,10 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
 )
 
@@ -28,6 +30,9 @@ type source struct {
 	files []sourceFile
 	fsys  fs.FS
 	close func() error
+	// listing, when set, is the tree to validate (fsys then holds more
+	// than the source: a git work tree's ignored files).
+	listing []icm.Entry
 }
 
 // inventory accumulates an import's entries and enforces the safe-input
@@ -122,12 +127,15 @@ func openSource(path string) (*source, error) {
 }
 
 func openFolder(dir string) (*source, error) {
+	if repo, err := gitwork.Find(dir); err == nil {
+		return openWorkTree(dir, repo)
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	fsys := root.FS()
-	files, err := inventoryFS(fsys, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
+	files, err := inventoryFS(fsys, nil, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return openRegular(root, p, info) }
 	})
 	if err != nil {
@@ -143,7 +151,7 @@ func openFolder(dir string) (*source, error) {
 // fsSource makes a source of an fs.FS whose files open through it (the
 // bundled starter).
 func fsSource(fsys fs.FS) (*source, error) {
-	files, err := inventoryFS(fsys, func(p string, _ fs.FileInfo) func() (io.ReadCloser, error) {
+	files, err := inventoryFS(fsys, nil, func(p string, _ fs.FileInfo) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return fsys.Open(p) }
 	})
 	if err != nil {
@@ -156,7 +164,9 @@ var errGitFolder = errors.New(".git folder")
 
 // inventoryFS walks fsys without following symlinks and checks every
 // entry against the safe-input rules. opener makes each file's open func.
-func inventoryFS(fsys fs.FS, opener func(p string, info fs.FileInfo) func() (io.ReadCloser, error)) ([]sourceFile, error) {
+// git, when set, is a git work tree's view: .git and ignored entries are
+// left out, a nested repository is refused.
+func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.FileInfo) func() (io.ReadCloser, error)) ([]sourceFile, error) {
 	inv := newInventory()
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -164,6 +174,20 @@ func inventoryFS(fsys fs.FS, opener func(p string, info fs.FileInfo) func() (io.
 		}
 		if p == "." {
 			return nil
+		}
+		if git != nil {
+			if d.Name() == ".git" && p != ".git" {
+				return fmt.Errorf("%w: %s is a nested git repository (it holds .git); a tv workspace holds no repositories: remove its .git, or list it in .gitignore", ErrRefused, path.Dir(p))
+			}
+			if p == ".git" {
+				return fs.SkipDir
+			}
+			if git.skip(p, d.IsDir(), &base{}) {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
 		}
 		if d.IsDir() && p == ".git" {
 			return errGitFolder

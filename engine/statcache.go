@@ -199,6 +199,7 @@ func loadStatCache(dir string) *base {
 	b.written = cfi.ModTime().UnixNano()
 	b.cached = true
 	b.cacheFile = logStamp{Ino: inodeOf(cfi), Size: cfi.Size()}
+	b.internStrings()
 	b.buildIndex()
 	return b
 }

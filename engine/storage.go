@@ -11,7 +11,7 @@ import (
 type Vault interface {
 	Refs
 	Objects
-	// ID returns the vault's stable random id (config tv.vaultid).
+	// ID returns the vault's stable random id (kept in the vault's refs).
 	ID() string
 	// Path returns where the vault lives (a directory for on-disk vaults,
 	// "" for in-memory ones). It is never written into a checkout.

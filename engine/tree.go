@@ -221,8 +221,8 @@ func applyDir(ctx context.Context, o Objects, w ObjectWriter, dir Hash, changes 
 func diffTrees(ctx context.Context, o Objects, a, b Hash) (added, modified, deleted int, err error) {
 	var walk func(a, b Hash) error
 	count := func(id Hash, n *int) error {
-		files, err := flatten(ctx, o, id)
-		*n += len(files)
+		files, err := countFiles(ctx, o, id)
+		*n += files
 		return err
 	}
 	read := func(id Hash) (map[string]TreeEntry, error) {

@@ -61,36 +61,11 @@ func validateCombined(ctx context.Context, o Objects, headTree Hash, changes []c
 // folder's entries sorted by name), which is not path order: a folder "a"
 // comes before a file "a.md" here.
 func walkListing(files []FileEntry) []icm.Entry {
-	parent := func(p string) string {
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			return p[:i]
-		}
-		return ""
+	entries := make([]icm.Entry, len(files))
+	for i, f := range files {
+		entries[i] = icm.Entry{Path: f.Path}
 	}
-	children := map[string][]icm.Entry{}
-	listed := map[string]bool{"": true} // folders
-	for _, f := range files {
-		dir := parent(f.Path)
-		children[dir] = append(children[dir], icm.Entry{Path: f.Path})
-		for d := dir; !listed[d]; d = parent(d) {
-			listed[d] = true
-			children[parent(d)] = append(children[parent(d)], icm.Entry{Path: d, Type: fs.ModeDir})
-		}
-	}
-	out := make([]icm.Entry, 0, len(files)+len(children))
-	var visit func(dir string)
-	visit = func(dir string) {
-		kids := children[dir]
-		slices.SortFunc(kids, func(a, b icm.Entry) int { return strings.Compare(path.Base(a.Path), path.Base(b.Path)) })
-		for _, e := range kids {
-			out = append(out, e)
-			if e.Type.IsDir() {
-				visit(e.Path)
-			}
-		}
-	}
-	visit("")
-	return out
+	return entriesListing(entries)
 }
 
 // versionFS serves the files of a combined tree for validation: changed

@@ -34,6 +34,9 @@ type Plan struct {
 	DeletedDirs   []string      `json:"deleted_folders"`
 	Findings      []icm.Finding `json:"findings"`
 	Valid         bool          `json:"valid"`
+	// Ignored is how many entries .gitignore rules (and .git/info/exclude)
+	// left out of the plan: neither planned nor committed.
+	Ignored int `json:"ignored"`
 
 	base      *base
 	disk      *snapshot
@@ -67,18 +70,22 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	disk, err := scanCheckout(dir, b)
+	filter, err := newCheckoutFilter(dir)
+	if err != nil {
+		return nil, err
+	}
+	disk, err := scanCheckout(dir, b, filter)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
 	}
 	m := &b.header
-	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, base: b, disk: disk}
+	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, Ignored: disk.ignored, base: b, disk: disk}
 	if err := p.hashDirty(); err != nil {
 		disk.close()
 		return nil, err
 	}
 	p.classify()
-	p.Findings, err = icm.ValidateEntries(disk.FS(), disk.listing, icm.KnownTools())
+	p.Findings, err = validateCheckout(dir, disk)
 	if err != nil {
 		disk.close()
 		return nil, fmt.Errorf("validate %s: %w", dir, err)

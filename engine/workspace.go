@@ -12,9 +12,43 @@ import (
 	"github.com/thalix/tv/starter"
 )
 
-// Workspaces lists every workspace, sorted by name then id.
+// Workspaces lists every workspace the actor can see, sorted by name then
+// id. For a workspace they may read only some folders of, a head version
+// that changed none of those is redacted (see history.go).
 func (e *Engine) Workspaces(ctx context.Context) ([]Info, error) {
-	return e.listVisible(ctx, KindWorkspace)
+	list, err := e.listVisible(ctx, KindWorkspace)
+	if err != nil {
+		return nil, err
+	}
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		scope, err := e.readScope(a, list[i].ID)
+		if err != nil {
+			// Listed yet unreadable cannot happen with one access version;
+			// show nothing of the head rather than fail the whole list.
+			list[i].Reason, list[i].UpdatedBy, list[i].Redacted = "", "", true
+			continue
+		}
+		if scope != nil {
+			if err := e.redactInfo(ctx, &list[i], scope); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return list, nil
+}
+
+// historyScope returns nil when the actor may read all of workspace ws,
+// else the folders they may read.
+func (e *Engine) historyScope(ctx context.Context, ws string) ([]string, error) {
+	a, err := e.loadAccess(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.readScope(a, ws)
 }
 
 // listVisible lists the refs of kind k that the actor may see.
@@ -120,6 +154,10 @@ type Version struct {
 	Added    int       `json:"added"`
 	Modified int       `json:"modified"`
 	Deleted  int       `json:"deleted"`
+	// Redacted: the reader may read only some folders and this version
+	// changed none of their paths; reason, author and e-mail are blank
+	// and the counts zero (see history.go).
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // LogResult is a workspace's history, newest first.
@@ -139,6 +177,10 @@ func (e *Engine) Log(ctx context.Context, target string, limit int) (*LogResult,
 		return nil, err
 	}
 	res := &LogResult{WorkspaceID: info.ID, WorkspaceName: info.Name}
+	scope, err := e.historyScope(ctx, info.ID)
+	if err != nil {
+		return nil, err
+	}
 	for id := info.Head; !id.IsZero(); {
 		if len(res.Versions) == limit {
 			res.More = true
@@ -161,7 +203,13 @@ func (e *Engine) Log(ctx context.Context, target string, limit int) (*LogResult,
 		if err != nil {
 			return nil, err
 		}
-		res.Versions = append(res.Versions, Version{ID: id, Time: c.Author.When, Author: c.Author.Name, Email: c.Author.Email, Reason: subject(c.Message), Added: a, Modified: m, Deleted: d})
+		v := Version{ID: id, Time: c.Author.When, Author: c.Author.Name, Email: c.Author.Email, Reason: subject(c.Message), Added: a, Modified: m, Deleted: d}
+		if scope != nil {
+			if err := e.redactVersion(ctx, &v, parentTree, c.Tree, scope); err != nil {
+				return nil, err
+			}
+		}
+		res.Versions = append(res.Versions, v)
 		id = parent
 	}
 	return res, nil

@@ -23,8 +23,10 @@ import (
 // Pack consolidation. Every batch adds one pack, so a vault in daily use
 // would gather thousands; opening it reads every index and a lookup that
 // misses searches them all. When a batch's pack makes objects/pack hold
-// more than AutoPackLimit packs, the batch merges every pack smaller than
-// ConsolidateMaxBytes into one new pack:
+// more than AutoPackLimit packs, the batch merges the smallest packs under
+// ConsolidateMaxBytes into one new pack, chosen geometrically like
+// `git repack --geometric=2` (mergeable), so the vault's large packs are
+// left alone:
 //
 //   - entries are copied raw (header and zlib stream, no inflating), in the
 //     order of their offsets; each is checked against its old index's
@@ -104,25 +106,75 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 
 // mergeable returns the packs a consolidation merges, in name order, or
 // nil when there is nothing to do: the directory holds at most
-// v.packLimit packs, or fewer than two of them may be merged.
+// v.packLimit packs, or fewer than two of them may be merged. Of the packs
+// that may be merged, it picks the smallest ones the way
+// `git repack --geometric=2` does (geometricSplit), so the large packs of
+// a vault's history are not copied again by every consolidation: a
+// consolidation's cost follows the packs written since the last ones, not
+// the vault.
 func (v *Vault) mergeable(dir string) ([]string, error) {
 	packs, midx, err := listPacks(dir)
 	if err != nil || midx || len(packs) <= v.packLimit {
 		return nil, err
 	}
-	var names []string
+	var cands []packOnDisk
 	v.packs.mu.RLock()
 	for _, p := range packs {
 		if p.size < v.packMaxBytes && !p.extra && !v.packs.noMerge[p.name] {
-			names = append(names, p.name)
+			cands = append(cands, p)
 		}
 	}
 	v.packs.mu.RUnlock()
-	if len(names) < 2 {
+	slices.SortFunc(cands, func(a, b packOnDisk) int { return cmp.Or(cmp.Compare(a.size, b.size), cmp.Compare(a.name, b.name)) })
+	split := geometricSplit(cands)
+	if split < 2 {
+		// Already a progression, yet too many packs: merge the two
+		// smallest (the count must not grow by one per batch forever).
+		split = min(2, len(cands))
+	}
+	if split < 2 {
 		return nil, nil
+	}
+	names := make([]string, split)
+	for i := range split {
+		names[i] = cands[i].name
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// geometricFactor is the ratio between consecutive pack sizes that
+// consolidation keeps (git repack --geometric=2).
+const geometricFactor = 2
+
+// geometricSplit returns how many of packs (sorted by size, smallest
+// first) to merge so that the merged pack and the rest form a geometric
+// progression of geometricFactor, as git's repack computes it: the
+// largest packs that already form a progression stay; the smaller ones
+// are merged, together with any pack of the progression under
+// geometricFactor times their total.
+func geometricSplit(packs []packOnDisk) int {
+	if len(packs) < 2 {
+		return 0
+	}
+	i := len(packs) - 1
+	for ; i > 0; i-- {
+		if packs[i].size < geometricFactor*packs[i-1].size {
+			break
+		}
+	}
+	split := i
+	if split > 0 {
+		split++ // packs[i] is the larger of a pair out of progression
+	}
+	var total int64
+	for _, p := range packs[:split] {
+		total += p.size
+	}
+	for ; split < len(packs) && packs[split].size < geometricFactor*total; split++ {
+		total += packs[split].size
+	}
+	return split
 }
 
 // consolidate merges the small packs into one when the vault holds more

@@ -1,6 +1,7 @@
 package gitbackend
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/thalix/tv/engine"
@@ -14,6 +15,18 @@ var (
 	// repository, or one without tv.vaultid in its config). Matches
 	// engine.ErrUsage.
 	ErrNotVault = fmt.Errorf("%w: not a tv vault", engine.ErrUsage)
+
+	// ErrUnreachable: the server of a remote vault was not reached (or
+	// its answer was lost). Nothing was changed by tv; exit code 1.
+	ErrUnreachable = errors.New("server not reached")
+
+	// ErrNoAtomic: the server does not advertise the atomic push
+	// capability; tv refuses to push. Matches engine.ErrRefused.
+	ErrNoAtomic = fmt.Errorf("%w: server has no atomic push", engine.ErrRefused)
+
+	// ErrNoSSHKey: no ssh agent and no default key to reach an ssh vault.
+	// Matches engine.ErrPermission.
+	ErrNoSSHKey = fmt.Errorf("%w: no ssh credentials", engine.ErrPermission)
 
 	// ErrWriterDone: the ObjectWriter was finished, aborted, or failed
 	// earlier; it accepts no more objects. Matches engine.ErrUsage.

@@ -40,4 +40,22 @@ const (
 	// killed process and removed. A consolidation copies packs smaller than
 	// ConsolidateMaxBytes and takes seconds at most.
 	ConsolidateLockStale = 10 * time.Minute
+
+	// RemoteLockRetries is how often a push refused because a ref was
+	// locked on the server (another push holds it, e.g. both verify
+	// refs/tv/access) is sent again. Waits start at RemoteLockBackoff and
+	// double up to RemoteLockMaxBackoff, each jittered by ±50 %: about
+	// 6 s in all before engine.ErrRefLocked.
+	RemoteLockRetries = 10
+
+	// RemoteLockBackoff is the first wait before re-sending such a push.
+	RemoteLockBackoff = 50 * time.Millisecond
+
+	// RemoteLockMaxBackoff caps one wait between such pushes.
+	RemoteLockMaxBackoff = 1 * time.Second
+
+	// StaleLockAge is the age from which `tv vault doctor` takes a ref
+	// lock file for the leftover of a killed process. Writers hold ref
+	// locks for milliseconds.
+	StaleLockAge = 1 * time.Minute
 )

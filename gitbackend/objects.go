@@ -47,21 +47,14 @@ func treeModeString(m engine.FileMode) string {
 }
 
 // validTreeName reports why name cannot be a tree entry name, or "".
-// It refuses what `git fsck --strict` refuses.
-func validTreeName(name string) string {
-	switch {
-	case name == "":
-		return "empty name"
-	case name == "." || name == "..":
-		return "name is . or .."
-	case strings.ContainsAny(name, "/\x00"):
+// It refuses what `git fsck --strict` refuses (and engine.CheckName's
+// stricter rules): the name rule is engine's, never a copy.
+func validTreeName(name string, folder bool) string {
+	if strings.ContainsAny(name, "/\x00") {
 		return "name contains '/' or NUL"
 	}
-	// .git in any case, also as NTFS sees it (trailing dots and spaces)
-	// and its 8.3 short name: fsck --strict refuses these.
-	trimmed := strings.ToLower(strings.TrimRight(name, ". "))
-	if trimmed == ".git" || trimmed == "git~1" {
-		return "name is reserved by git (.git)"
+	if err := engine.CheckName(name, folder); err != nil {
+		return strings.TrimPrefix(err.Error(), engine.ErrRefused.Error()+": ")
 	}
 	return ""
 }
@@ -71,7 +64,7 @@ func validTreeName(name string) string {
 func encodeTree(entries []engine.TreeEntry) ([]byte, error) {
 	sorted := slices.Clone(entries)
 	for _, e := range sorted {
-		if why := validTreeName(e.Name); why != "" {
+		if why := validTreeName(e.Name, e.Mode == engine.ModeDir); why != "" {
 			return nil, fmt.Errorf("%w: tree entry %q: %s", engine.ErrRefused, e.Name, why)
 		}
 		switch e.Mode {

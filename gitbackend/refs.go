@@ -266,8 +266,14 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 			}
 		}
 	}()
-	// 1. Lock every ref, in sorted name order.
+	// 1. Lock every ref that changes, in sorted name order. A verify-only
+	// step takes no lock: see verifyUnlocked.
+	var verifies []engine.RefUpdate
 	for _, u := range ups {
+		if u.Verify {
+			verifies = append(verifies, u)
+			continue
+		}
 		l := &refLock{u: u, refPath: v.refPath(u.Name)}
 		l.lockPath = l.refPath + ".lock"
 		f, err := createLockFile(l.lockPath, RefLockTimeout)
@@ -316,6 +322,9 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		if l.u.New.IsZero() && inPacked[l.u.Name] {
 			packedDeletes = append(packedDeletes, l.u.Name)
 		}
+	}
+	if err := v.verifyUnlocked(verifies); err != nil {
+		return err
 	}
 	// 3. Write and fsync the new values into the lock files.
 	for _, l := range locks {
@@ -377,6 +386,49 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("ref transaction partly applied: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// verifyUnlocked checks verify-only steps without taking their locks,
+// while the locks of every changing ref are held.
+//
+// Why no lock: the verify step binds a commit to the grants it was checked
+// against (refs/tv/access). Taking refs/tv/access.lock made every commit
+// of every workspace serialise on that one file: with 20 parallel commits
+// to different workspaces, several lost the 100 ms lock race and failed.
+// A ref file is only ever replaced by rename, so reading it gives the old
+// or the new value, never a torn one; a writer of the access ref (grant,
+// revoke) that renames after this read is ordered after the commit, as if
+// the commit had finished first — the same order a lock would have
+// produced had the commit taken it first. A revoke is thus never
+// "overtaken" by a commit that read the grants before it: the commit's
+// check and its read happen before the revoke's rename. What is given up
+// is only that a revoke racing a commit could have been the one to fail;
+// now the revoke always succeeds and the commit is ordered before it.
+func (v *Vault) verifyUnlocked(verifies []engine.RefUpdate) error {
+	for _, u := range verifies {
+		if isSymref(v.refPath(u.Name)) {
+			return fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, u.Name)
+		}
+		cur, exists, err := v.readLoose(u.Name, nil)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			// Packed (perhaps just now: pack-refs writes packed-refs
+			// before it removes the loose file), so read packed-refs now.
+			packed, err := v.readPackedRefs()
+			if err != nil {
+				return err
+			}
+			if i, ok := slices.BinarySearchFunc(packed, u.Name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {
+				cur, exists = packed[i].Hash, true
+			}
+		}
+		if err := checkOld(u, cur, exists); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,7 +141,7 @@ func TestRefTransactions(t *testing.T) {
 			mustUpdate(t, v, engine.RefUpdate{Name: refA, Old: c1})
 			wantRef(t, v, refA, engine.ZeroHash)
 			wantRef(t, v, refB, c1)
-			refs, err := v.ListRefs(ctx, "refs/")
+			refs, err := v.ListRefs(ctx, "refs/tv/workspaces/")
 			if err != nil || len(refs) != 1 || refs[0].Name != refB {
 				t.Fatalf("ListRefs after delete = %v, %v", refs, err)
 			}
@@ -161,7 +162,7 @@ func TestRefTransactions(t *testing.T) {
 			wantRef(t, v, refA, engine.ZeroHash)
 			wantRef(t, v, refB, engine.ZeroHash)
 			wantRef(t, v, refC, c1)
-			if out := git(t, v.Path(), "", "for-each-ref", "--format=%(refname)"); out != refC {
+			if out := git(t, v.Path(), "", "for-each-ref", "--format=%(refname)", "refs/tv/workspaces", "refs/tv/templates"); out != refC {
 				t.Fatalf("git for-each-ref after delete: %q", out)
 			}
 			packed, _ := os.ReadFile(filepath.Join(v.Path(), "packed-refs"))
@@ -196,7 +197,7 @@ func TestRefTransactions(t *testing.T) {
 			wantRef(t, v, refA, c1)
 			wantRef(t, v, refB, c1)
 			// Reads are not blocked by a lock.
-			if refs, err := v.ListRefs(ctx, "refs/tv/"); err != nil || len(refs) != 2 {
+			if refs, err := v.ListRefs(ctx, "refs/tv/workspaces/"); err != nil || len(refs) != 2 {
 				t.Fatalf("ListRefs with a lock present = %v, %v", refs, err)
 			}
 			os.Remove(lock)
@@ -284,6 +285,7 @@ func TestRefTransactions(t *testing.T) {
 				t.Fatalf("ListRefs(refs/tv/workspaces) = %v", got)
 			}
 			got, _ = v.ListRefs(ctx, "")
+			got = slices.DeleteFunc(got, func(r engine.Ref) bool { return r.Name == VaultIDRef })
 			if len(got) != 6 || got[0].Name != "refs/heads/main" {
 				t.Fatalf("ListRefs(\"\") = %v", got)
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/thalix/tv/engine"
@@ -91,37 +90,24 @@ func Open(path string) (*Vault, error) {
 			return nil, fmt.Errorf("%w: %s has no %s (not a bare git repository)", ErrNotVault, abs, p)
 		}
 	}
-	id, err := readVaultID(filepath.Join(abs, "config"))
-	if err != nil {
+	v := openRepo(abs)
+	if v.id, err = v.loadID(); err != nil {
 		return nil, err
 	}
+	return v, nil
+}
+
+// openRepo returns a Vault on the bare repository at abs, without its id.
+func openRepo(abs string) *Vault {
 	return &Vault{
 		path:  abs,
-		id:    id,
 		fs:    osfs.New(abs),
 		cache: cache.NewObjectLRU(ObjectCacheBytes),
 
 		packLimit:    AutoPackLimit,
 		packMaxBytes: ConsolidateMaxBytes,
 		lockStale:    ConsolidateLockStale,
-	}, nil
-}
-
-func readVaultID(configPath string) (string, error) {
-	f, err := os.Open(configPath)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrNotVault, err)
 	}
-	defer f.Close()
-	cfg := gitconfig.New()
-	if err := gitconfig.NewDecoder(f).Decode(cfg); err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrNotVault, configPath, err)
-	}
-	id := cfg.Section("tv").Option("vaultid")
-	if id == "" {
-		return "", fmt.Errorf("%w: %s has no tv.vaultid", ErrNotVault, configPath)
-	}
-	return id, nil
 }
 
 // OpenOrCreate opens the vault at path, creating it first if it does not
@@ -173,11 +159,18 @@ func isEmptyDir(path string) bool {
 
 // initBare writes a bare repository with a fresh vault id into dir.
 func initBare(dir string) error {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := newVaultID()
+	if err != nil {
 		return err
 	}
-	id := "vault_" + hex.EncodeToString(b[:])
+	if err := initRepo(dir); err != nil {
+		return err
+	}
+	return openRepo(dir).writeID(context.Background(), id)
+}
+
+// initRepo writes an empty bare repository into dir.
+func initRepo(dir string) error {
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return err
@@ -185,8 +178,8 @@ func initBare(dir string) error {
 	}
 	files := []struct{ name, content string }{
 		{"HEAD", "ref: refs/heads/main\n"},
-		{"config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[tv]\n\tvaultid = " + id + "\n"},
-		{"description", "tv vault " + id + "\n"},
+		{"config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"},
+		{"description", "tv vault\n"},
 	}
 	for _, f := range files {
 		if err := writeFileSync(filepath.Join(dir, f.name), []byte(f.content)); err != nil {
@@ -240,7 +233,7 @@ func NewMemory() *Vault {
 	return &Vault{id: "vault_" + hex.EncodeToString(b[:]), mem: memory.NewStorage()}
 }
 
-// ID returns the vault's stable random id (config tv.vaultid).
+// ID returns the vault's stable random id (carried by VaultIDRef).
 func (v *Vault) ID() string { return v.id }
 
 // Path returns the vault's git directory, or "" for an in-memory vault.

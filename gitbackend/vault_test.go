@@ -58,8 +58,8 @@ func TestOpenOrCreate(t *testing.T) {
 	if !vaultIDRe.MatchString(v.ID()) || v.Path() != path {
 		t.Fatalf("id %q path %q", v.ID(), v.Path())
 	}
-	if got := git(t, path, "", "config", "--get", "tv.vaultid"); got != v.ID() {
-		t.Fatalf("git config tv.vaultid = %q, want %q", got, v.ID())
+	if got := git(t, path, "", "cat-file", "blob", VaultIDRef); got != "tv vault\nTv-Vault-Id: "+v.ID() {
+		t.Fatalf("trailer of %s = %q, want %q", VaultIDRef, got, v.ID())
 	}
 	if got := git(t, path, "", "rev-parse", "--is-bare-repository"); got != "true" {
 		t.Fatalf("not a bare repository: %q", got)

@@ -225,10 +225,11 @@ type readMD struct {
 type validator struct {
 	fsys     fs.FS
 	known    []string
-	entries  []Entry  // the listing, in walk order
-	markdown []int    // indexes of the regular .md files in entries
-	contract []readMD // contracts read so far
-	scratch  []byte   // buffer for the other Markdown files
+	entries  []Entry   // the listing, in walk order
+	markdown []int     // indexes of the regular .md files in entries
+	contract []readMD  // contracts read so far
+	scratch  []byte    // buffer for the other Markdown files
+	cache    FactCache // may be nil
 	findings []Finding
 }
 
@@ -752,29 +753,6 @@ func slowJoin(base, p string) (joined, bool) {
 	return joined{dir: c}, false
 }
 
-// checkMarkdown applies the placeholder and context-length warnings to
-// every .md file.
-func (v *validator) checkMarkdown() error {
-	for _, i := range v.markdown {
-		p := v.entries[i].Path
-		m, err := v.read(p, false)
-		if err != nil {
-			return err
-		}
-		v.checkPlaceholders(p, m.data)
-		if path.Base(p) != "CONTEXT.md" {
-			continue
-		}
-		switch lines := countLines(m.data); {
-		case m.truncated && !v.isContract(p):
-			v.warnf(RuleContextLength, p, 0, "CONTEXT.md is over MaxMarkdownBytes (%d bytes); keep it under %d lines", MaxMarkdownBytes, MaxContextLines)
-		case !m.truncated && lines > MaxContextLines:
-			v.warnf(RuleContextLength, p, MaxContextLines+1, "CONTEXT.md has %d lines, over MaxContextLines (%d); a contract routes, move content into references/", lines, MaxContextLines)
-		}
-	}
-	return nil
-}
-
 // hasMarkdownExt reports whether p ends in ".md", case-insensitively.
 func hasMarkdownExt(p string) bool {
 	n := len(p)
@@ -788,31 +766,6 @@ func countLines(data []byte) int {
 		n++
 	}
 	return n
-}
-
-// checkPlaceholders warns once per line of data holding a {{...}}
-// placeholder. A match never spans a line break, so matching the whole
-// file finds what matching each line would.
-func (v *validator) checkPlaceholders(p string, data []byte) {
-	if !bytes.Contains(data, []byte("{{")) {
-		return
-	}
-	all := placeholderRE.FindAllIndex(data, -1)
-	line, at := 1, 0
-	for i := 0; i < len(all); {
-		line += bytes.Count(data[at:all[i][0]], []byte{'\n'})
-		at = all[i][0]
-		j := i + 1
-		for j < len(all) && bytes.IndexByte(data[at:all[j][0]], '\n') < 0 {
-			j++
-		}
-		more := ""
-		if j-i > 1 {
-			more = fmt.Sprintf(" (and %d more on this line)", j-i-1)
-		}
-		v.warnf(RulePlaceholder, p, line, "placeholder %s left after setup%s", quoteShort(string(data[all[i][0]:all[i][1]])), more)
-		i = j
-	}
 }
 
 // isContract reports whether p is a CONTEXT.md whose size is checked by

@@ -11,9 +11,15 @@ import (
 	"unicode/utf8"
 )
 
-// ErrBadPattern is wrapped by the error NewMatcher returns for an invalid
-// caller pattern (Options.Extra), or for too many of them.
-var ErrBadPattern = errors.New("bad ignore pattern")
+// Sentinel errors.
+var (
+	// ErrBadPattern is wrapped by the error NewMatcher returns for an
+	// invalid caller pattern (Options.Extra), or for too many of them.
+	ErrBadPattern = errors.New("bad ignore pattern")
+	// ErrTooLarge is wrapped by Matcher.Err for an ignore file over
+	// MaxIgnoreFileBytes (which matching skipped as if absent).
+	ErrTooLarge = errors.New("ignore file too large")
+)
 
 // DefaultPatterns is the default skip set of list_directory and grep. Each
 // is a gitignore pattern without a slash, so it matches a file or directory
@@ -34,9 +40,15 @@ type Options struct {
 	Defaults bool
 	// GitIgnore honours .gitignore files (root and nested) and
 	// .git/info/exclude (callers pass !include_ignored). Only a .git that is
-	// a directory inside the root is consulted; core.excludesFile and the
-	// info/exclude of a linked worktree's common directory are not.
+	// a directory inside the root is consulted; core.excludesFile comes
+	// from the caller (GlobalExcludes), and the info/exclude of a linked
+	// worktree's common directory is not read.
 	GitIgnore bool
+	// GlobalExcludes is the content of git's core.excludesFile (the
+	// caller reads it: where it is depends on git's configuration). It has
+	// the lowest precedence, below .git/info/exclude, as in git; it is
+	// applied only with GitIgnore.
+	GlobalExcludes []byte
 	// Extra holds additional gitignore-syntax patterns from the caller,
 	// always applied. They are relative to the root and take precedence
 	// over .gitignore files and info/exclude, like `git ls-files --exclude`:
@@ -61,10 +73,12 @@ type Matcher struct {
 	defaults  []pattern
 	extra     *list // nil if none
 	exclude   *list // info/exclude; nil if none
+	global    *list // core.excludesFile; nil if none
 	gitIgnore bool
 
-	mu   sync.RWMutex
-	dirs map[string]*dirState
+	mu       sync.RWMutex
+	dirs     map[string]*dirState
+	tooLarge string // the first ignore file skipped for its size
 }
 
 // dirState is what the Matcher knows about one directory.
@@ -108,7 +122,26 @@ func NewMatcher(root *os.Root, opts Options) (*Matcher, error) {
 			m.exclude = parseFile(data, "")
 		}
 	}
+	if opts.GitIgnore && len(opts.GlobalExcludes) > 0 {
+		if len(opts.GlobalExcludes) > MaxIgnoreFileBytes {
+			return nil, fmt.Errorf("%w: core.excludesFile is %d bytes, over the %d-byte (%d MiB) limit (MaxIgnoreFileBytes)", ErrTooLarge, len(opts.GlobalExcludes), MaxIgnoreFileBytes, MaxIgnoreFileBytes>>20)
+		}
+		m.global = parseFile(opts.GlobalExcludes, "")
+	}
 	return m, nil
+}
+
+// Err reports an ignore file that matching skipped because it is over
+// MaxIgnoreFileBytes (wrapping ErrTooLarge, naming the file), or nil.
+// Callers that must apply every rule git would (tv check, walk-test)
+// refuse the tree then; the MCP tools list on without it.
+func (m *Matcher) Err() error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.tooLarge == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is over the %d-byte (%d MiB) limit (MaxIgnoreFileBytes); shorten it or use patterns that cover more paths", ErrTooLarge, m.tooLarge, MaxIgnoreFileBytes, MaxIgnoreFileBytes>>20)
 }
 
 // validatePattern checks one caller pattern.
@@ -244,6 +277,11 @@ func (m *Matcher) excluded(rel, name string, isDir bool, parent *dirState) bool 
 			return !p.negate
 		}
 	}
+	if m.global != nil {
+		if p := m.global.match(rel, name, isDir); p != nil {
+			return !p.negate
+		}
+	}
 	return false
 }
 
@@ -290,12 +328,19 @@ func (m *Matcher) dir(rel string) *dirState {
 // if it is a regular file of at most MaxIgnoreFileBytes reached through
 // directories only, never a symlink; otherwise nil.
 func (m *Matcher) read(name string) []byte {
-	if data, ok := m.rootDir.readFast(name); ok {
-		return data
+	data, ok, large := m.rootDir.readFast(name)
+	if !ok {
+		data, large = readIgnoreFile(m.root, name)
+		if data != nil && !m.isRealDir(path.Dir(name)) {
+			return nil
+		}
 	}
-	data := readIgnoreFile(m.root, name)
-	if data != nil && !m.isRealDir(path.Dir(name)) {
-		return nil
+	if large {
+		m.mu.Lock()
+		if m.tooLarge == "" {
+			m.tooLarge = name
+		}
+		m.mu.Unlock()
 	}
 	return data
 }
@@ -313,23 +358,30 @@ func (m *Matcher) isRealDir(rel string) bool {
 }
 
 // readIgnoreFile reads name through root if it is a regular file (not a
-// symlink) of at most MaxIgnoreFileBytes; otherwise it returns nil.
-func readIgnoreFile(root *os.Root, name string) []byte {
+// symlink) of at most MaxIgnoreFileBytes; otherwise it returns nil, and
+// large says a regular file was over the limit.
+func readIgnoreFile(root *os.Root, name string) (data []byte, large bool) {
 	fi, err := root.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxIgnoreFileBytes {
-		return nil
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	if fi.Size() > MaxIgnoreFileBytes {
+		return nil, true
 	}
 	f, err := root.Open(name)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
-		return nil // replaced between the checks
+		return nil, false // replaced between the checks
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxIgnoreFileBytes+1))
-	if err != nil || len(data) > MaxIgnoreFileBytes || len(data) == 0 {
-		return nil
+	data, err = io.ReadAll(io.LimitReader(f, MaxIgnoreFileBytes+1))
+	if err != nil || len(data) == 0 {
+		return nil, false
 	}
-	return data
+	if len(data) > MaxIgnoreFileBytes {
+		return nil, true
+	}
+	return data, false
 }

@@ -46,15 +46,16 @@ func openRootDir(root *os.Root) *rootDir {
 }
 
 // readFast reads name (a path relative to the root) if it is a regular
-// file of at most MaxIgnoreFileBytes reached without any symlink. ok is
-// false when openat2 cannot be used and the caller must fall back.
-func (d *rootDir) readFast(name string) (data []byte, ok bool) {
+// file of at most MaxIgnoreFileBytes reached without any symlink; large
+// says it was a regular file over that limit. ok is false when openat2
+// cannot be used and the caller must fall back.
+func (d *rootDir) readFast(name string) (data []byte, ok, large bool) {
 	if d == nil || openat2Unusable.Load() {
-		return nil, false
+		return nil, false, false
 	}
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
-		return nil, true
+		return nil, true, false
 	}
 	how := openHow{
 		flags:   syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_NOCTTY,
@@ -73,15 +74,18 @@ func (d *rootDir) readFast(name string) (data []byte, ok bool) {
 	case 0:
 	case syscall.ENOSYS, syscall.EPERM, syscall.EINVAL, syscall.E2BIG:
 		openat2Unusable.Store(true)
-		return nil, false
+		return nil, false, false
 	default: // ENOENT, ELOOP (a symlink), EXDEV, EACCES, ENOTDIR…: no file
-		return nil, true
+		return nil, true, false
 	}
 	fd := int(r)
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > MaxIgnoreFileBytes || st.Size == 0 {
-		return nil, true
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size == 0 {
+		return nil, true, false
+	}
+	if st.Size > MaxIgnoreFileBytes {
+		return nil, true, true
 	}
 	buf := make([]byte, st.Size+1)
 	n := 0
@@ -91,7 +95,7 @@ func (d *rootDir) readFast(name string) (data []byte, ok bool) {
 			continue
 		}
 		if err != nil {
-			return nil, true
+			return nil, true, false
 		}
 		if m == 0 {
 			break
@@ -99,7 +103,7 @@ func (d *rootDir) readFast(name string) (data []byte, ok bool) {
 		n += m
 	}
 	if n == 0 || n > MaxIgnoreFileBytes {
-		return nil, true
+		return nil, true, n > MaxIgnoreFileBytes
 	}
-	return buf[:n], true
+	return buf[:n], true, false
 }

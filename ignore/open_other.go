@@ -9,4 +9,4 @@ type rootDir struct{}
 
 func openRootDir(*os.Root) *rootDir { return nil }
 
-func (*rootDir) readFast(string) ([]byte, bool) { return nil, false }
+func (*rootDir) readFast(string) (data []byte, ok, large bool) { return nil, false, false }

@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,8 +88,10 @@ func (l *Local) editTool(_ context.Context, raw json.RawMessage) (*mcp.CallToolR
 	if a.ExpectedSHA256 != "" && !strings.EqualFold(a.ExpectedSHA256, d.PreviousSHA256) {
 		return nil, fmt.Errorf("%w: %s now has sha256 %s, not the expected %s; read it again and redo the edits (nothing was changed)", wsfs.ErrStale, wsfs.Show(clean), d.PreviousSHA256, a.ExpectedSHA256)
 	}
-	if !utf8.Valid(b) {
-		return nil, fmt.Errorf("%s is not UTF-8 text; edit_tool edits text files", wsfs.Show(clean))
+	// The same text test as read_file: a NUL byte or invalid UTF-8 is a
+	// binary file, which edit_tool must not rewrite either.
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return nil, fmt.Errorf("%s is not UTF-8 text (binary file?); edit_tool edits text files, as read_file reads them (nothing was changed)", wsfs.Show(clean))
 	}
 	next, err := ApplyEdits(string(b), a.Edits)
 	if err != nil {

@@ -336,7 +336,10 @@ func (f *FS) WriteFile(rel string, data []byte, opt WriteOptions) (*WriteResult,
 		return nil, err
 	}
 	if InGitDir(clean) {
-		return nil, fmt.Errorf("%w: %s is inside a .git directory", ErrGitDir, Show(clean))
+		return nil, fmt.Errorf("%w: %s is inside a .git directory (or a name git, macOS or Windows treats as .git)", ErrGitDir, Show(clean))
+	}
+	if err := CheckWriteName(clean); err != nil {
+		return nil, err
 	}
 	if opt.MaxBytes > 0 && int64(len(data)) > opt.MaxBytes {
 		return nil, fmt.Errorf("%w: content is %d bytes, over the %d-byte write limit", ErrTooLarge, len(data), opt.MaxBytes)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/thalix/tv/gitname"
 )
 
 // CleanPath checks a workspace-relative, slash-separated path and returns
@@ -57,15 +59,30 @@ func Split(clean string) []string {
 }
 
 // InGitDir reports whether a cleaned path is, or is inside, a directory or
-// file named ".git" (compared case-insensitively, for case-insensitive
-// file systems).
+// file named ".git" as git, macOS (HFS+) or Windows (NTFS) sees it: any
+// case, ignorable code points such as U+200C, trailing dots and spaces,
+// the short name "git~1" (gitname.IsDotGit).
 func InGitDir(clean string) bool {
 	for _, c := range Split(clean) {
-		if strings.EqualFold(c, ".git") {
+		if gitname.IsDotGit(c) {
 			return true
 		}
 	}
 	return false
+}
+
+// CheckWriteName refuses, wrapping ErrUnsafePath, a cleaned write target
+// with a component git or a checkout cannot hold (gitname.Problem: a
+// ".gitmodules" look-alike, a ".gitattributes" look-alike as a folder, a
+// trailing dot or space). InGitDir covers ".git" itself.
+func CheckWriteName(clean string) error {
+	parts := Split(clean)
+	for i, c := range parts {
+		if why := gitname.Problem(c, i < len(parts)-1); why != "" {
+			return unsafef(clean, "component %q: %s", c, why)
+		}
+	}
+	return nil
 }
 
 func isASCIILetter(b byte) bool { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }

@@ -180,9 +180,9 @@ func addErrorDetails(doc map[string]any, err error) {
 	if inv, ok := asInvalid(err); ok {
 		doc["findings"] = findingDocs(inv.Findings)
 	}
-	var ip invalidPlan
-	if errors.As(err, &ip) {
-		doc["plan"] = ip.plan
+	var id invalidDoc
+	if errors.As(err, &id) {
+		doc[id.key] = id.doc
 	}
 	var ce *engine.ConflictError
 	if errors.As(err, &ce) {

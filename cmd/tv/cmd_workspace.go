@@ -25,9 +25,11 @@ func (a *app) workspaceCommand() *cli.Command {
 			},
 			{
 				Name: "import", Usage: "make a workspace from a folder or .zip file",
-				UsageText: "tv workspace import PATH|ZIP --name NAME [--json]",
-				Flags:     []cli.Flag{name},
-				Action:    a.action(a.runImport(engine.KindWorkspace)),
+				UsageText: "tv workspace import PATH|ZIP --name NAME [--rev REV] [--json]\n\n" +
+					"A folder in a git work tree is imported as git would commit it (.git and\n" +
+					"ignored files left out); --rev imports the folder's part of a committed tree.",
+				Flags:  []cli.Flag{name, &cli.StringFlag{Name: "rev", Usage: "import the tree of this git commit (of the repository holding PATH) instead of the disk"}},
+				Action: a.action(a.runImport(engine.KindWorkspace)),
 			},
 			{
 				Name: "list", Usage: "list workspaces",
@@ -42,18 +44,18 @@ func (a *app) workspaceCommand() *cli.Command {
 			},
 			{
 				Name: "walk-test", Usage: "validate a checkout and print the exact change plan; writes nothing",
-				UsageText: "tv workspace walk-test DIR [--json]",
+				UsageText: "tv workspace walk-test [DIR] [--json]   (DIR: default the checkout holding the current folder)",
 				Action:    a.action(a.runWalkTest),
 			},
 			{
 				Name: "commit", Usage: "commit a checkout's changes as a new version, atomically",
-				UsageText: "tv workspace commit DIR --reason TEXT [--json]",
+				UsageText: "tv workspace commit [DIR] --reason TEXT [--json]   (DIR: default the checkout holding the current folder)",
 				Flags:     []cli.Flag{&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (becomes the version's message)", Required: true}},
 				Action:    a.action(a.runCommit),
 			},
 			{
 				Name: "log", Usage: "list a workspace's versions, newest first",
-				UsageText: "tv workspace log ID|NAME|DIR [--limit N] [--json]",
+				UsageText: "tv workspace log [ID|NAME|DIR] [--limit N] [--json]   (default: the checkout holding the current folder)",
 				Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Value: engine.DefaultLogLimit, Usage: "most versions to show"}},
 				Action:    a.action(a.runLog),
 			},
@@ -88,8 +90,13 @@ func (a *app) runImport(k engine.Kind) func(context.Context, *cli.Command) error
 			return err
 		}
 		importer := e.ImportWorkspace
-		if k == engine.KindTemplate {
+		switch {
+		case k == engine.KindTemplate:
 			importer = e.ImportTemplate
+		case cmd.IsSet("rev"):
+			importer = func(ctx context.Context, path, name string) (*engine.Created, error) {
+				return e.ImportWorkspaceRevision(ctx, path, cmd.String("rev"), name)
+			}
 		}
 		res, err := importer(ctx, cmd.Args().First(), cmd.String("name"))
 		if err != nil {
@@ -163,14 +170,15 @@ func (a *app) runCheckout(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a *app) runWalkTest(ctx context.Context, cmd *cli.Command) error {
-	if err := exactArgs(cmd, 1, "DIR"); err != nil {
+	dir, err := a.checkoutArg(cmd, "DIR")
+	if err != nil {
 		return err
 	}
 	e, err := a.openEngine()
 	if err != nil {
 		return err
 	}
-	p, err := e.WalkTest(ctx, cmd.Args().First())
+	p, err := e.WalkTest(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -181,20 +189,21 @@ func (a *app) runWalkTest(ctx context.Context, cmd *cli.Command) error {
 			printPlan(a.io.Stdout, p)
 		}
 		doc := newPlanDoc(p)
-		return invalidPlan{InvalidTreeError: &engine.InvalidTreeError{Findings: p.Findings}, plan: &doc}
+		return invalidDoc{InvalidTreeError: &engine.InvalidTreeError{Findings: p.Findings}, key: "plan", doc: &doc}
 	}
 	return a.output(newPlanDoc(p), func(w io.Writer) { printPlan(w, p) })
 }
 
 func (a *app) runCommit(ctx context.Context, cmd *cli.Command) error {
-	if err := exactArgs(cmd, 1, "DIR"); err != nil {
+	dir, err := a.checkoutArg(cmd, "DIR")
+	if err != nil {
 		return err
 	}
 	e, err := a.openEngine()
 	if err != nil {
 		return err
 	}
-	res, err := e.Commit(ctx, cmd.Args().First(), cmd.String("reason"))
+	res, err := e.Commit(ctx, dir, cmd.String("reason"))
 	if err != nil {
 		return a.withFindings(err)
 	}
@@ -211,7 +220,8 @@ func (a *app) runCommit(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a *app) runLog(ctx context.Context, cmd *cli.Command) error {
-	if err := exactArgs(cmd, 1, "ID|NAME|DIR"); err != nil {
+	target, err := a.checkoutArg(cmd, "ID|NAME|DIR")
+	if err != nil {
 		return err
 	}
 	limit := int(cmd.Int("limit"))
@@ -222,7 +232,7 @@ func (a *app) runLog(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Log(ctx, cmd.Args().First(), limit)
+	res, err := e.Log(ctx, target, limit)
 	if err != nil {
 		return err
 	}

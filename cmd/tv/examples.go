@@ -86,6 +86,35 @@ var commandExamples = map[string][]example{
 	"tv workspace forget": {
 		{"stop serving a checkout that was moved or is no longer wanted", "tv workspace forget ~/work/demo"},
 	},
+	"tv check": {
+		{"the checkout or folder you are in", "tv check"},
+		{"what the next git commit records, for CI annotations", "tv check --staged --format github"},
+		{"a committed tree, warnings failing too", "tv check site/ --rev HEAD~1 --strict"},
+	},
+	"tv hook": {
+		{"on the git server, once per vault repository", "tv hook install /srv/git/team.git"},
+	},
+	"tv hook install": {
+		{"", "tv hook install /srv/git/team.git"},
+		{"Gitea/Forgejo: the pusher's name is in GITEA_PUSHER_NAME", "tv hook install /srv/git/team.git --hook-file pre-receive.d/tv --user-env GITEA_PUSHER_NAME"},
+	},
+	"tv hook pre-receive": {
+		{"what the installed hook script runs (git passes the push on stdin)", "tv hook pre-receive --user-env GL_USERNAME"},
+	},
+	"tv vault use": {
+		{"a shared vault on a git server", "tv vault use ssh://git@example.com/team.git"},
+		{"back to a local one", "tv vault use ~/.local/share/tv/vault.git"},
+	},
+	"tv vault init": {
+		{"on the server: an empty vault repository", "tv vault init --bare /srv/git/team.git"},
+	},
+	"tv vault push": {
+		{"publish your local vault into an empty remote one", "tv vault push ssh://git@example.com/team.git"},
+	},
+	"tv vault doctor": {
+		{"", "tv vault doctor"},
+		{"remove the stale lock files it reports", "tv vault doctor --fix"},
+	},
 	"tv template": {
 		{"", "tv template list"},
 		{"", "tv template show starter"},

@@ -3,7 +3,11 @@ package main
 import (
 	"errors"
 
+	"github.com/thalix/tv/checkfmt"
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend"
+	"github.com/thalix/tv/gitwork"
+	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
 	"github.com/thalix/tv/mounts"
 )
@@ -44,6 +48,21 @@ var errorKinds = []struct {
 	{mounts.ErrNotMounted, ExitNotFound, "not_found"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
+	// Remote vaults: the server was not reached (nothing changed).
+	{gitbackend.ErrUnreachable, ExitInternal, "server_not_reached"},
+	// tv hook: a refused push (its lines are the report), a bad repository.
+	{hook.ErrPushRefused, ExitRefused, "refused"},
+	{hook.ErrUsage, ExitUsage, "usage"},
+	{hook.ErrNotBare, ExitRefused, "refused"},
+	{hook.ErrHookExists, ExitConflict, "conflict"},
+	// tv check, import --rev: git repositories (gitwork).
+	{gitwork.ErrNotRepository, ExitNotFound, "not_found"},
+	{gitwork.ErrNoGit, ExitNotFound, "not_found"},
+	{gitwork.ErrBadRevision, ExitNotFound, "not_found"},
+	{gitwork.ErrBroken, ExitRefused, "refused"},
+	{gitwork.ErrSubmodule, ExitRefused, "refused"},
+	{gitwork.ErrTooLarge, ExitRefused, "refused"},
+	{checkfmt.ErrFormat, ExitUsage, "usage"},
 	// tv mcp doctor: a check failed (its report says which and why).
 	{errCheckFailed, ExitInternal, "check_failed"},
 }

@@ -46,6 +46,7 @@ type workspaceDoc struct {
 	UpdatedBy     string `json:"updated_by,omitempty"`
 	Reason        string `json:"reason,omitempty"`
 	TemplateID    string `json:"template_id,omitempty"`
+	Redacted      bool   `json:"redacted,omitempty"`
 }
 
 // templateDoc is a template in a list or a creation result.
@@ -61,7 +62,7 @@ type templateDoc struct {
 
 func newWorkspaceDoc(i engine.Info) workspaceDoc {
 	return workspaceDoc{WorkspaceID: i.ID, WorkspaceName: i.Name, Version: jsonHash(i.Head), UpdatedAt: jsonTime(i.UpdatedAt),
-		UpdatedBy: i.UpdatedBy, Reason: i.Reason, TemplateID: i.Template}
+		UpdatedBy: i.UpdatedBy, Reason: i.Reason, TemplateID: i.Template, Redacted: i.Redacted}
 }
 
 func newTemplateDoc(i engine.Info) templateDoc {
@@ -181,19 +182,22 @@ func newCommitDoc(r *engine.CommitResult) commitDoc {
 type versionDoc struct {
 	Version     string `json:"version"`
 	CommittedAt string `json:"committed_at"`
-	Author      string `json:"author"`
-	Email       string `json:"email"`
-	Reason      string `json:"reason"`
+	Author      string `json:"author,omitempty"`
+	Email       string `json:"email,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 	Added       int    `json:"added"`
 	Modified    int    `json:"modified"`
 	Deleted     int    `json:"deleted"`
+	// Redacted: the version changed nothing this reader may read; who and
+	// why are left out (README, Access ranks).
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 func logDoc(r *engine.LogResult) map[string]any {
 	vs := make([]versionDoc, 0, len(r.Versions))
 	for _, v := range r.Versions {
 		vs = append(vs, versionDoc{Version: v.ID.String(), CommittedAt: jsonTime(v.Time), Author: v.Author, Email: v.Email,
-			Reason: v.Reason, Added: v.Added, Modified: v.Modified, Deleted: v.Deleted})
+			Reason: v.Reason, Added: v.Added, Modified: v.Modified, Deleted: v.Deleted, Redacted: v.Redacted})
 	}
 	return map[string]any{"workspace_id": r.WorkspaceID, "workspace_name": r.WorkspaceName, "versions": vs, "more": r.More}
 }

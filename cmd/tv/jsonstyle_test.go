@@ -77,6 +77,21 @@ var jsonStyleSteps = []jsonStep{
 	{args: []string{"mcp", "uninstall", "--target", "nosuch"}, code: ExitUsage},
 	{args: []string{"workspace", "forget", "$WORK/co"}},
 	{args: []string{"workspace", "forget", "$WORK/co"}, code: ExitNotFound},
+	{args: []string{"check", "$WORK/tpl"}},
+	{args: []string{"check", "$WORK/co"}, code: ExitInvalid},
+	{args: []string{"vault", "init", "--bare", "$WORK/shared.git"}},
+	{args: []string{"vault", "init", "--bare", "$WORK/shared.git"}, code: ExitConflict},
+	{args: []string{"!git", "init", "-q", "--bare", "$WORK/empty.git"}},
+	{args: []string{"vault", "push", "$WORK/empty.git"}},
+	{args: []string{"vault", "push", "$WORK/nosuch.git"}, code: ExitNotFound},
+	{args: []string{"hook", "install", "$WORK/shared.git"}},
+	{args: []string{"hook", "install", "$WORK/nosuch.git"}, code: ExitRefused},
+	{args: []string{"vault", "doctor"}},
+	{args: []string{"vault", "doctor", "extra"}, code: ExitUsage},
+	{args: []string{"vault", "use", "$WORK/vault.git"}},
+	{args: []string{"vault", "use"}, code: ExitUsage},
+	{args: []string{"hook"}, code: ExitUsage},
+	{args: []string{"hook", "pre-receive"}, code: ExitUsage},
 	// Commands that print no JSON refuse --json.
 	{args: []string{}, code: ExitUsage},
 	{args: []string{"help"}, code: ExitUsage},
@@ -144,6 +159,12 @@ func TestJSONStyle(t *testing.T) {
 		if len(args) > 0 && args[0] == "!rm" {
 			if err := os.Remove(args[1]); err != nil {
 				t.Fatal(err)
+			}
+			continue
+		}
+		if len(args) > 0 && args[0] == "!git" {
+			if out, err := exec.Command("git", args[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args[1:], err, out)
 			}
 			continue
 		}

@@ -589,7 +589,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 // exit 5 through the CLI) and the vault is unchanged.
 func TestMCPServePartialAccess(t *testing.T) {
 	e := newVSEnv(t)
-	ws := e.setup()
+	e.setup()
 	e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
 	u := e.serve("bob", "")
 	co := filepath.Join(e.base, "bob-co")
@@ -623,7 +623,7 @@ func TestMCPServePartialAccess(t *testing.T) {
 	os.MkdirAll(filepath.Join(co, "stages", "02-draft", "output"), 0o755)
 	os.WriteFile(filepath.Join(co, "stages", "02-draft", "output", "note.md"), []byte("a note\n"), 0o644)
 	before := e.refs()
-	s.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "sneaky"}).refused(t, "permission_denied", "bob needs write on "+ws, "stages/02-draft/output/note.md")
+	s.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "sneaky"}).refused(t, "permission_denied", "only change paths inside stages/01-research", "stages/02-draft/output/note.md")
 	if _, errs, code := e.tv("bob", "", "workspace", "commit", co, "--reason", "sneaky"); code != ExitPermission {
 		t.Fatalf("CLI commit: exit %d %s", code, errs)
 	}

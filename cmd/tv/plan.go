@@ -25,6 +25,7 @@ type planDoc struct {
 	DeletedDirs   []string          `json:"deleted_folders"`
 	Truncated     bool              `json:"truncated"`
 	Findings      []findingDoc      `json:"findings"`
+	Ignored       int               `json:"ignored"`
 }
 
 func newPlanDoc(p *engine.Plan) planDoc {
@@ -57,7 +58,7 @@ func newPlanDoc(p *engine.Plan) planDoc {
 		},
 		Added: files(p.Added), Modified: files(p.Modified), Deleted: files(p.Deleted),
 		AddedDirs: dirs(p.AddedDirs), DeletedDirs: dirs(p.DeletedDirs),
-		Truncated: truncated, Findings: findingDocs(findings),
+		Truncated: truncated, Findings: findingDocs(findings), Ignored: p.Ignored,
 	}
 }
 
@@ -92,6 +93,9 @@ func printPlan(w io.Writer, p *engine.Plan) {
 			fmt.Fprintf(w, "  … and %d more\n", n-engine.MaxPlanEntries)
 		}
 	}
+	if p.Ignored > 0 {
+		fmt.Fprintf(w, "%d ignored by .gitignore (neither planned nor committed)\n", p.Ignored)
+	}
 	section("added folders", len(p.AddedDirs), func(i int) string { return p.AddedDirs[i] + "/" })
 	section("deleted folders", len(p.DeletedDirs), func(i int) string { return p.DeletedDirs[i] + "/" })
 	section("added", len(p.Added), func(i int) string { return fmt.Sprintf("+ %s (%d bytes)", p.Added[i].Path, p.Added[i].Size) })
@@ -118,15 +122,17 @@ func asInvalid(err error) (*engine.InvalidTreeError, bool) {
 	return inv, ok
 }
 
-// invalidPlan is walk-test's invalid tree: an InvalidTreeError whose JSON
-// error document also carries the change plan (text mode printed it).
-type invalidPlan struct {
+// invalidDoc is an invalid tree whose JSON error document also carries
+// the command's report under key (walk-test's plan, check's report;
+// text mode printed them).
+type invalidDoc struct {
 	*engine.InvalidTreeError
-	plan *planDoc
+	key string
+	doc any
 }
 
 // Unwrap makes errors.As find the InvalidTreeError (and its findings).
-func (e invalidPlan) Unwrap() error { return e.InvalidTreeError }
+func (e invalidDoc) Unwrap() error { return e.InvalidTreeError }
 
 // silent is an error whose report was already printed (walk-test's plan):
 // it only sets the exit code.

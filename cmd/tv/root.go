@@ -19,15 +19,16 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print exactly one JSON docume
 // they refuse --json (a usage error, as the JSON error document) rather
 // than ignore it.
 var noJSON = map[string]string{
-	"tv":                 "it prints help",
-	"tv help":            "it prints help",
-	"tv mcp serve":       "its stdout carries MCP JSON-RPC",
-	"tv mcp local":       "its stdout carries MCP JSON-RPC",
-	"tv completion":      "it prints a shell script",
-	"tv completion bash": "it prints a shell script",
-	"tv completion zsh":  "it prints a shell script",
-	"tv completion fish": "it prints a shell script",
-	"tv completion pwsh": "it prints a shell script",
+	"tv":                  "it prints help",
+	"tv help":             "it prints help",
+	"tv mcp serve":        "its stdout carries MCP JSON-RPC",
+	"tv mcp local":        "its stdout carries MCP JSON-RPC",
+	"tv completion":       "it prints a shell script",
+	"tv completion bash":  "it prints a shell script",
+	"tv completion zsh":   "it prints a shell script",
+	"tv completion fish":  "it prints a shell script",
+	"tv completion pwsh":  "it prints a shell script",
+	"tv hook pre-receive": "git runs it; its refusals are git's hook lines on stderr",
 }
 
 // rootCommand assembles the command tree. Only commands that work are listed.
@@ -60,11 +61,13 @@ func (a *app) rootCommand() *cli.Command {
 			a.whoamiCommand(),
 			a.vaultCommand(),
 			a.workspaceCommand(),
+			a.checkCommand(),
 			a.templateCommand(),
 			a.accessCommand(),
 			a.mcpCommand(),
 			a.versionCommand(),
 			a.helpCommand(),
+			a.hookCommand(),
 		},
 	}
 	if ws := subcommand(root, "workspace"); ws != nil {

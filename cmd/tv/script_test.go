@@ -25,8 +25,13 @@ func TestMain(m *testing.M) {
 // Each script gets a fresh HOME, vault, config and state directory, with
 // git identity and dates pinned.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script"))
+}
+
+// scriptParams are the testscript parameters of the scripts in dir.
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			for k, v := range map[string]string{
@@ -45,7 +50,7 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o700)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitCode},
-	})
+	}
 }
 
 // cmdExitCode implements `exitcode N prog args...`: run prog and require

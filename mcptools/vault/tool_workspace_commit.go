@@ -14,7 +14,8 @@ var commitSpec = mcptools.Spec{
 	Title: "Commit a checkout",
 	Description: "Records the changes of a checkout of the scoped workspace (checkout_dir, absolute) as one new immutable version, as `tv workspace commit` does: reason is required; " +
 		"it re-checks live write access on every changed path and that every baseline version is still current, validates the ICM tree, then makes one compare-and-swap of the workspace. " +
-		"Any refusal (permission, conflict, invalid tree) leaves the vault unchanged. A checkout of another workspace or vault is refused. " +
+		"Only paths inside the scoped stage folder may change: a checkout that changes any other path is refused, naming them. " +
+		"Any refusal (permission, outside the stage, conflict, invalid tree) leaves the vault unchanged. A checkout of another workspace or vault is refused. " +
 		fmt.Sprintf("reason is at most %d bytes.", engine.MaxReasonBytes),
 	Input: mcptools.Object(mcptools.Schema{
 		"checkout_dir": mcptools.Str("absolute path of a checkout of the scoped workspace"),
@@ -48,7 +49,7 @@ func (s *Server) commit(ctx context.Context, raw json.RawMessage) (*Repository, 
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := s.eng.CommitWorkspace(ctx, s.ws.ID, dir, a.Reason)
+	res, err := s.eng.CommitWithin(ctx, s.ws.ID, s.stage, dir, a.Reason)
 	if err != nil {
 		return nil, nil, err
 	}

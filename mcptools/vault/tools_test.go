@@ -249,9 +249,15 @@ func TestWalkTestAndCommitTools(t *testing.T) {
 	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co}).failed(t, "invalid_arguments", "reason")
 	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": ""}).failed(t, "usage")
 
+	// _config/voice.md is outside the stage: the scoped commit is refused,
+	// naming it, until the change is undone.
+	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "research: findings"}).failed(t, "permission_denied", "inside "+stage1, "_config/voice.md")
+	f.admin.Checkout(ctx, "demo", filepath.Join(f.dir, "fresh"))
+	voice, _ := os.ReadFile(filepath.Join(f.dir, "fresh", "_config", "voice.md"))
+	os.WriteFile(filepath.Join(co, "_config", "voice.md"), voice, 0o644)
 	var cr engine.CommitResult
 	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "research: findings"}).ok(t, &cr)
-	if cr.Added != 1 || cr.Modified != 1 || cr.Parent != f.ws.Head || cr.Version.IsZero() {
+	if cr.Added != 1 || cr.Modified != 0 || cr.Parent != f.ws.Head || cr.Version.IsZero() {
 		t.Fatalf("commit %+v", cr)
 	}
 	log, _ := f.admin.Log(ctx, "demo", 1)
@@ -268,7 +274,8 @@ func TestWalkTestAndCommitTools(t *testing.T) {
 }
 
 // TestCommitToolDenied: bob may write stage 1 only; a checkout change in
-// stage 2 is refused by the engine and the vault is unchanged.
+// stage 2 is refused (outside the scoped stage, before the engine's rank
+// check) and the vault is unchanged.
 func TestCommitToolDenied(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -281,7 +288,7 @@ func TestCommitToolDenied(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(co, stage2, "output", "draft.md"), []byte("draft\n"), 0o644)
 	before := refsOf(t, f.v)
-	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "sneaky"}).failed(t, "permission_denied", "bob needs write", stage2+"/output/draft.md")
+	callTool(t, s, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "sneaky"}).failed(t, "permission_denied", "only change paths inside "+stage1, stage2+"/output/draft.md")
 	if !slices.Equal(before, refsOf(t, f.v)) {
 		t.Fatal("denied commit changed the vault")
 	}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# compare.sh — a one-file push through `tv hook pre-receive` vs the same
+# push to a repository without any hook, on a 10,000-file workspace.
+#
+# Builds tv, makes a throwaway HOME and vault, imports an ICM workspace
+# (the bundled starter plus FILES generated files under
+# stages/01-research/references/bulk/, made at run time), and seeds two
+# bare repositories with it: hooked.git (tv hook install) and plain.git.
+# Then, REPS times, it commits a one-file change with tv and pushes that
+# version to both, alternating which goes first, over two transports:
+# local (file) and git daemon on 127.0.0.1 (the hook learns the pusher
+# from TV_PUSHER, set in the daemon's environment: --user-env). It prints
+# the medians:
+#
+#   transport | no hook | hook | added | ratio | target
+#
+# and exits 1 when a target is missed (added ≤ 50 ms and ratio ≤ 1.3).
+#
+# Environment: REPS (default 15), FILES (default 10000), TV_BIN (use this
+# tv binary), KEEP=1 keeps the work directory.
+set -euo pipefail
+
+REPS=${REPS:-15}
+FILES=${FILES:-10000}
+ADDED_MS_TARGET=50
+RATIO_TARGET=1.3
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tv-bench-hook.XXXXXX")
+daemon_pid=
+cleanup() {
+	[[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null || true
+	if [[ -z ${KEEP:-} ]]; then rm -rf "$WORK"; else echo "work directory kept: $WORK" >&2; fi
+}
+trap cleanup EXIT
+log() { printf '%s\n' "$*" >&2; }
+
+tv=$WORK/bin/tv
+mkdir -p "$WORK/bin"
+if [[ -n ${TV_BIN:-} ]]; then cp "$TV_BIN" "$tv"; else
+	log "building tv"
+	(cd "$repo" && go build -o "$tv" ./cmd/tv)
+fi
+
+export HOME=$WORK/home TV_VAULT=$WORK/vault.git
+export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$HOME/.gitconfig LC_ALL=C
+unset REMOTE_USER GL_USER GITEA_PUSHER_NAME GL_USERNAME
+mkdir -p "$HOME"
+"$tv" login --user alice --email alice@example.com >/dev/null
+
+log "generating a workspace of $FILES files"
+src=$WORK/src
+cp -R "$repo/starter/files/." "$src/"
+bulk=$src/stages/01-research/references/bulk
+awk -v dir="$bulk" -v n="$FILES" 'BEGIN {
+	for (i = 0; i < n; i++) {
+		d = int(i / 100)
+		if (i % 100 == 0) system(sprintf("mkdir -p %s/d%03d", dir, d))
+		f = sprintf("%s/d%03d/f%03d.md", dir, d, i % 100)
+		printf "file %d of folder %d\n", i % 100, d > f
+		close(f)
+	}
+}'
+"$tv" workspace import "$src" --name big >/dev/null
+ws=$("$tv" workspace list --json | sed -n 's/.*"id": "\(ws_[a-z2-7]*\)".*/\1/p' | head -1)
+"$tv" workspace checkout big --output "$WORK/co" >/dev/null
+
+srv=$WORK/srv
+mkdir -p "$srv"
+git init -q --bare "$srv/hooked.git"
+git init -q --bare "$srv/plain.git"
+"$tv" hook install "$srv/hooked.git" --user-env TV_PUSHER >/dev/null
+export TV_PUSHER=alice
+git --git-dir="$TV_VAULT" push -q "$srv/hooked.git" 'refs/tv/*:refs/tv/*'
+git --git-dir="$TV_VAULT" push -q "$srv/plain.git" 'refs/tv/*:refs/tv/*'
+
+port=$((20000 + RANDOM % 20000))
+git daemon --reuseaddr --base-path="$srv" --export-all --enable=receive-pack \
+	--listen=127.0.0.1 --port="$port" "$srv" 2>"$WORK/daemon.log" &
+daemon_pid=$!
+for _ in $(seq 50); do
+	git ls-remote "git://127.0.0.1:$port/plain.git" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+
+now_ns() { date +%s%N; }
+# push URL: pushes the workspace's current version; prints milliseconds.
+push() {
+	local t0 t1
+	t0=$(now_ns)
+	git --git-dir="$TV_VAULT" push -q "$1" "refs/tv/workspaces/$ws" 2>"$WORK/push.err" || {
+		cat "$WORK/push.err" >&2
+		exit 1
+	}
+	t1=$(now_ns)
+	echo $(((t1 - t0) / 1000))
+}
+
+changed=$(printf 'stages/01-research/references/bulk/d%03d/f000.md' $(((FILES + 99) / 100 / 2)))
+declare -A samples
+log "timing $REPS one-file pushes per transport and server"
+for ((i = 0; i < REPS; i++)); do
+	printf 'change %d\n' "$i" >"$WORK/co/$changed"
+	"$tv" workspace commit "$WORK/co" --reason "change $i" >/dev/null
+	for transport in local daemon; do
+		if [[ $transport == local ]]; then base=$srv; else base=git://127.0.0.1:$port; fi
+		if ((i % 2)); then order="hooked plain"; else order="plain hooked"; fi
+		for kind in $order; do
+			samples[$transport.$kind]+="$(push "$base/$kind.git") "
+		done
+	done
+done
+
+# The hook alone, judging the last one-file step again (its objects are
+# in the repository now, not in a quarantine): what the hook adds to a
+# push, without the transport's noise.
+old=$(git --git-dir="$TV_VAULT" rev-parse "refs/tv/workspaces/$ws^")
+new=$(git --git-dir="$TV_VAULT" rev-parse "refs/tv/workspaces/$ws")
+for ((i = 0; i < REPS; i++)); do
+	t0=$(now_ns)
+	(cd "$srv/hooked.git" && echo "$old $new refs/tv/workspaces/$ws" | "$tv" hook pre-receive --user-env TV_PUSHER)
+	t1=$(now_ns)
+	samples[alone]+="$(((t1 - t0) / 1000)) "
+	t0=$(now_ns)
+	(cd "$srv/hooked.git" && true)
+	t1=$(now_ns)
+	samples[alone0]+="$(((t1 - t0) / 1000)) "
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+fail=0
+printf '\n| transport | no hook | hook | added | hook/no hook | target |\n|---|---|---|---|---|---|\n'
+for transport in local daemon; do
+	p=$(median <<<"${samples[$transport.plain]}")
+	h=$(median <<<"${samples[$transport.hooked]}")
+	line=$(awk -v p="$p" -v h="$h" -v am="$ADDED_MS_TARGET" -v rt="$RATIO_TARGET" 'BEGIN {
+		added = (h - p) / 1000; ratio = h / p
+		ok = (added <= am && ratio <= rt) ? "met" : "MISSED"
+		printf "%.1f ms | %.1f ms | %.1f ms | %.2f | ≤ %d ms and ≤ %.1f: %s", p / 1000, h / 1000, added, ratio, am, rt, ok
+	}')
+	printf '| %s (%d files, %d pushes) | %s |\n' "$transport" "$FILES" "$REPS" "$line"
+	[[ $line == *MISSED* ]] && fail=1
+done
+a=$(median <<<"${samples[alone]}")
+a0=$(median <<<"${samples[alone0]}")
+awk -v a="$a" -v a0="$a0" 'BEGIN { printf "\n`tv hook pre-receive` alone on that one-file step: %.1f ms (a subshell that runs nothing: %.1f ms)\n", a / 1000, a0 / 1000 }'
+exit $fail

@@ -1,0 +1,283 @@
+// Command remote compares tv on a vault served by git http-backend (on
+// 127.0.0.1, in this process through net/http/cgi) with stock git on an
+// equivalent repository on the same server, side by side in one run:
+//
+//   - commit one changed file      vs git commit -a + git push (from a clone)
+//   - first checkout of a workspace vs git clone --depth 1 --single-branch
+//   - tv workspace list             vs git ls-remote
+//   - N concurrent committers to N different workspaces: how many land
+//
+// The corpus is generated at run time in a temporary directory: one
+// workspace of -files files and -others other workspaces. Nothing is
+// written inside the repository.
+//
+//	go run ./bench/remote [-files 10000] [-others 1000] [-reps 5] [-committers 48]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend"
+	"github.com/thalix/tv/mounts"
+)
+
+var (
+	files      = flag.Int("files", 10000, "files in the measured workspace")
+	others     = flag.Int("others", 1000, "other workspaces in the vault")
+	reps       = flag.Int("reps", 5, "repetitions per measurement (median reported)")
+	committers = flag.Int("committers", 48, "concurrent committers to distinct workspaces")
+	tvBin      = flag.String("tv", "", "tv binary (default: go build ./cmd/tv)")
+	keep       = flag.Bool("keep", false, "keep the work directory")
+)
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/remote:", err)
+		os.Exit(1)
+	}
+}
+
+type env struct {
+	work, tv, url, peerURL string
+	base                   []string
+}
+
+func (e *env) cmd(extra []string, name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Env = append(slices.Clone(e.base), extra...)
+	return c
+}
+
+func (e *env) must(extra []string, name string, args ...string) string {
+	out, err := e.cmd(extra, name, args...).CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		os.Exit(1)
+	}
+	return string(out)
+}
+
+func timed(f func()) time.Duration {
+	t := time.Now()
+	f()
+	return time.Since(t)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func run() error {
+	work, err := os.MkdirTemp("", "tv-bench-remote-")
+	if err != nil {
+		return err
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	} else {
+		fmt.Fprintln(os.Stderr, "work directory:", work)
+	}
+	e := &env{work: work, tv: *tvBin}
+	if e.tv == "" {
+		e.tv = filepath.Join(work, "tv")
+		if out, err := exec.Command("go", "build", "-o", e.tv, "./cmd/tv").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	home := filepath.Join(work, "home")
+	e.base = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "XDG_DATA_HOME="+home+"/.local/share",
+		"XDG_STATE_HOME="+home+"/.local/state", "XDG_CACHE_HOME="+home+"/.cache", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+		"GIT_AUTHOR_NAME=alice", "GIT_AUTHOR_EMAIL=alice@example.com", "GIT_COMMITTER_NAME=alice", "GIT_COMMITTER_EMAIL=alice@example.com")
+	local := filepath.Join(work, "local.git")
+	lenv := []string{"TV_VAULT=" + local}
+	e.must(lenv, e.tv, "login", "--user", "alice")
+
+	fmt.Fprintf(os.Stderr, "generating a %d-file workspace and %d other workspaces\n", *files, *others)
+	src := filepath.Join(work, "src")
+	e.must(nil, "cp", "-R", "starter/files/.", src+"/")
+	for i := range *files {
+		d := filepath.Join(src, "stages", "01-research", "references", "bulk", fmt.Sprintf("d%03d", i/100))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d.md", i%100)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+	}
+	e.must(lenv, e.tv, "workspace", "import", src, "--name", "big")
+	// Grants exist, so every commit binds to refs/tv/access (the
+	// contended case without the server hook).
+	e.must(lenv, e.tv, "access", "grant", "alice", "manage", "@vault")
+	if err := initOthers(local, home, *others); err != nil {
+		return err
+	}
+
+	// The server: two bare repositories, the vault (tv vault push) and
+	// the git peer (the same workspaces as branches).
+	root := filepath.Join(work, "srv")
+	e.must(nil, "git", "init", "-q", "--bare", filepath.Join(root, "vault.git"))
+	e.must(nil, "git", "init", "-q", "--bare", filepath.Join(root, "peer.git"))
+	var requests atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	gitPath, _ := exec.LookPath("git")
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		(&cgi.Handler{Path: gitPath, Args: []string{"http-backend"}, Dir: root,
+			Env:        []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=alice", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root},
+			InheritEnv: []string{"PATH"}}).ServeHTTP(w, r)
+	})}
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+	base := "http://" + ln.Addr().String()
+	e.url, e.peerURL = base+"/vault.git", base+"/peer.git"
+	e.must(lenv, e.tv, "vault", "push", e.url)
+	e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(root, "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
+	var list struct {
+		Workspaces []struct{ ID, Name string } `json:"workspaces"`
+	}
+	if err := json.Unmarshal([]byte(e.must(lenv, e.tv, "workspace", "list", "--json")), &list); err != nil {
+		return err
+	}
+	var bigID string
+	for _, w := range list.Workspaces {
+		if w.Name == "big" {
+			bigID = w.ID
+		}
+	}
+	if bigID == "" {
+		return fmt.Errorf("no id for workspace big")
+	}
+	renv := []string{"TV_VAULT=" + e.url}
+
+	var tvList, gitList, tvCo, gitCo, tvCommit, gitCommit []time.Duration
+	e.must(renv, e.tv, "workspace", "list") // warm the cache once
+	for r := range *reps {
+		tvList = append(tvList, timed(func() { e.must(renv, e.tv, "workspace", "list") }))
+		gitList = append(gitList, timed(func() { e.must(nil, "git", "ls-remote", e.peerURL) }))
+		cache := []string{"TV_VAULT=" + e.url, fmt.Sprintf("XDG_CACHE_HOME=%s/cache-%d", work, r)}
+		tvCo = append(tvCo, timed(func() {
+			e.must(cache, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/tvco-%d", work, r))
+		}))
+		gitCo = append(gitCo, timed(func() {
+			e.must(nil, "git", "clone", "-q", "--depth", "1", "--single-branch", "--branch", bigID, e.peerURL, fmt.Sprintf("%s/gitco-%d", work, r))
+		}))
+	}
+	tvDir, gitDir := filepath.Join(work, "tvco-0"), filepath.Join(work, "gitco-0")
+	e.must(renv, e.tv, "workspace", "walk-test", tvDir) // warms the stat cache, as git status would
+	for r := range *reps {
+		f := "stages/01-research/references/bulk/d000/f000.md"
+		os.WriteFile(filepath.Join(tvDir, f), []byte(fmt.Sprintf("tv change %d\n", r)), 0o644)
+		os.WriteFile(filepath.Join(gitDir, f), []byte(fmt.Sprintf("git change %d\n", r)), 0o644)
+		tvCommit = append(tvCommit, timed(func() { e.must(renv, e.tv, "workspace", "commit", tvDir, "--reason", "one file") }))
+		gitCommit = append(gitCommit, timed(func() {
+			e.must(nil, "git", "-C", gitDir, "commit", "-qam", "one file")
+			e.must(nil, "git", "-C", gitDir, "push", "-q", "origin", "HEAD:refs/heads/"+bigID)
+		}))
+	}
+	landed, err := concurrent(e, renv, *committers)
+	if err != nil {
+		return err
+	}
+
+	fmt.Printf("remote vault on git http-backend (127.0.0.1), %d-file workspace, %d other workspaces, median of %d\n\n", *files, *others, *reps)
+	fmt.Printf("| operation | tv | git | ratio | target |\n|---|---|---|---|---|\n")
+	row := func(op, peer string, tv, git []time.Duration, target float64) {
+		ratio := float64(median(tv)) / float64(median(git))
+		ok := "met"
+		if ratio > target {
+			ok = "MISSED"
+		}
+		fmt.Printf("| %s vs %s | %v | %v | %.2f× | ≤ %.1f× %s |\n", op, peer, median(tv).Round(time.Millisecond), median(git).Round(time.Millisecond), ratio, target, ok)
+	}
+	row("commit one file", "git commit -a + git push", tvCommit, gitCommit, 1.0)
+	row("first checkout (by id)", "git clone --depth 1 --single-branch", tvCo, gitCo, 1.0)
+	row("tv workspace list", "git ls-remote", tvList, gitList, 1.5)
+	fmt.Printf("| %d concurrent committers, %d workspaces | %d/%d landed | | | 100%% |\n", *committers, *committers, landed, *committers)
+	fmt.Printf("\nserver requests: %d\n", requests.Load())
+	return nil
+}
+
+// initOthers adds n small workspaces to the local vault in-process.
+func initOthers(vaultPath, home string, n int) error {
+	ctx := context.Background()
+	v, err := gitbackend.Open(vaultPath)
+	if err != nil {
+		return err
+	}
+	mp, _ := mounts.DefaultPath(func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	})
+	eng := engine.New(v, engine.Options{Actor: &engine.Credentials{User: "alice", Email: "alice@example.com"}, MountsPath: mp})
+	for i := range n {
+		if _, err := eng.InitWorkspace(ctx, fmt.Sprintf("other%04d", i), ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// concurrent checks out n other workspaces, changes one file in each and
+// commits them all at once; it returns how many landed.
+func concurrent(e *env, renv []string, n int) (int, error) {
+	list := e.must(renv, e.tv, "workspace", "list")
+	var names []string
+	for _, line := range strings.Split(list, "\n") {
+		for _, f := range strings.Fields(line) {
+			if strings.HasPrefix(f, "other") && len(names) < n {
+				names = append(names, f)
+			}
+		}
+	}
+	if len(names) < n {
+		return 0, fmt.Errorf("only %d other workspaces for %d committers", len(names), n)
+	}
+	dirs := make([]string, n)
+	for i, name := range names {
+		dirs[i] = filepath.Join(e.work, "conc", name)
+		e.must(renv, e.tv, "workspace", "checkout", name, "--output", dirs[i])
+		os.WriteFile(filepath.Join(dirs[i], "stages", "01-research", "output", "c.md"), []byte(name+"\n"), 0o644)
+	}
+	var landed atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, d := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			c := e.cmd(renv, e.tv, "workspace", "commit", d, "--reason", "concurrent")
+			c.Stdout = io.Discard
+			var errb strings.Builder
+			c.Stderr = &errb
+			if c.Run() == nil {
+				landed.Add(1)
+			} else {
+				fmt.Fprintf(os.Stderr, "commit %s: %s", d, errb.String())
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return int(landed.Load()), nil
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMCPServeCommitConfinedToStage: a stage-scoped server run by a user
+// with manage refuses a commit that changes paths outside its stage
+// (another stage's file, the root CONTEXT.md, a deletion), naming them and
+// writing nothing; the same checkout with only in-stage changes commits.
+func TestMCPServeCommitConfinedToStage(t *testing.T) {
+	e := newVSEnv(t)
+	ws := e.setup()
+	s := e.serve("alice", "", "--workspace", ws, "--stage", "stages/01-research")
+	co := filepath.Join(e.base, "alice-co")
+	e.must("alice", "workspace", "checkout", "demo", "--output", co)
+	inside := filepath.Join(co, "stages", "01-research", "output", "research.md")
+	os.WriteFile(inside, []byte("findings\n"), 0o644)
+	draft := filepath.Join(co, "stages", "02-draft", "CONTEXT.md")
+	oldDraft, _ := os.ReadFile(draft)
+	os.WriteFile(draft, append(oldDraft, "edited from stage 01\n"...), 0o644)
+	rootCtx := filepath.Join(co, "CONTEXT.md")
+	oldRoot, _ := os.ReadFile(rootCtx)
+	os.WriteFile(rootCtx, append(oldRoot, "edited from stage 01\n"...), 0o644)
+	voice := filepath.Join(co, "_config", "voice.md")
+	oldVoice, _ := os.ReadFile(voice)
+	os.Remove(voice)
+
+	before := e.refs()
+	s.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "reach out"}).
+		refused(t, "permission_denied", "only change paths inside stages/01-research", "CONTEXT.md", "stages/02-draft/CONTEXT.md", "_config/voice.md", "nothing was committed")
+	if e.refs() != before {
+		t.Fatal("a refused commit changed the vault")
+	}
+	if r := s.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "reach out"}); strings.Contains(r.text, "stages/01-research/output/research.md") {
+		t.Fatalf("the refusal names an in-stage path: %s", r.text)
+	}
+
+	os.WriteFile(draft, oldDraft, 0o644)
+	os.WriteFile(rootCtx, oldRoot, 0o644)
+	os.WriteFile(voice, oldVoice, 0o644)
+	var cr struct{ Added, Modified, Deleted int }
+	s.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "research findings"}).ok(t, &cr)
+	if cr.Added != 1 || cr.Modified != 0 || cr.Deleted != 0 {
+		t.Fatalf("commit %+v", cr)
+	}
+}
+
+// TestHistoryForFolderReaders: bob may read stages/01-research only. A
+// version alice made in stages/02-draft alone shows him no reason, author
+// or counts in `tv workspace log`, `tv workspace list` and
+// vault_workspace_list (redacted); one that also touched his stage shows
+// its reason and counts only his paths.
+func TestHistoryForFolderReaders(t *testing.T) {
+	e := newVSEnv(t)
+	e.setup()
+	e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
+	co := filepath.Join(e.base, "alice-co")
+	e.must("alice", "workspace", "checkout", "demo", "--output", co)
+	os.WriteFile(filepath.Join(co, "stages", "01-research", "output", "r.md"), []byte("mine\n"), 0o644)
+	os.WriteFile(filepath.Join(co, "stages", "02-draft", "output", "d1.md"), []byte("hidden\n"), 0o644)
+	e.must("alice", "workspace", "commit", co, "--reason", "both stages SHOWN-REASON")
+	os.WriteFile(filepath.Join(co, "stages", "02-draft", "output", "d2.md"), []byte("hidden\n"), 0o644)
+	os.WriteFile(filepath.Join(co, "stages", "02-draft", "output", "d3.md"), []byte("hidden\n"), 0o644)
+	e.must("alice", "workspace", "commit", co, "--reason", "draft only SECRET-REASON")
+
+	type version struct {
+		Author, Reason           string
+		Added, Modified, Deleted int
+		Redacted                 bool
+	}
+	var log struct{ Versions []version }
+	if err := json.Unmarshal([]byte(e.must("bob", "workspace", "log", "demo", "--json")), &log); err != nil || len(log.Versions) < 3 {
+		t.Fatalf("log: %v %+v", err, log)
+	}
+	if v := log.Versions[0]; !v.Redacted || v.Author != "" || v.Reason != "" || v.Added+v.Modified+v.Deleted != 0 {
+		t.Fatalf("draft-only version shown to bob: %+v", v)
+	}
+	if v := log.Versions[1]; v.Redacted || v.Reason != "both stages SHOWN-REASON" || v.Author != "alice" || v.Added != 1 {
+		t.Fatalf("mixed version: %+v (want reason, author and 1 added: his path only)", v)
+	}
+	for _, out := range []string{e.must("bob", "workspace", "log", "demo"), e.must("bob", "workspace", "list"), e.must("bob", "workspace", "list", "--json")} {
+		if strings.Contains(out, "SECRET-REASON") {
+			t.Fatalf("bob sees the hidden reason:\n%s", out)
+		}
+	}
+	if out := e.must("alice", "workspace", "list"); !strings.Contains(out, "SECRET-REASON") {
+		t.Fatalf("alice, who reads everything, lost the reason:\n%s", out)
+	}
+	var wl struct {
+		Workspaces []struct {
+			UpdatedBy string `json:"updated_by"`
+			Reason    string
+			Partial   bool
+		}
+	}
+	e.serve("bob", "").call(t, "vault_workspace_list", nil).ok(t, &wl)
+	if len(wl.Workspaces) != 1 || wl.Workspaces[0].Reason != "" || wl.Workspaces[0].UpdatedBy != "" || !wl.Workspaces[0].Partial {
+		t.Fatalf("vault_workspace_list for bob: %+v", wl)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thalix/tv/gitbackend/gitservertest"
+)
+
+// sshEnv is a tv environment whose HOME holds the ssh client key and the
+// server's known_hosts entry, without an ssh agent.
+func sshEnv(t *testing.T, s *gitservertest.SSH, url string) *tvEnv {
+	t.Helper()
+	e := remoteEnv(t, url, "")
+	e.home = s.ClientHome
+	var env []string
+	for _, kv := range e.env {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "SSH_AUTH_SOCK=") {
+			env = append(env, kv)
+		}
+	}
+	e.env = append(env, "HOME="+s.ClientHome)
+	return e
+}
+
+// TestRemoteVaultSSH: a vault on sshd (127.0.0.1, throwaway keys) behind
+// git-shell: init, checkout, commit land; a host key that does not match
+// known_hosts is refused (never accepted).
+func TestRemoteVaultSSH(t *testing.T) {
+	s := gitservertest.StartSSH(t, `git-shell -c "$SSH_ORIGINAL_COMMAND"`)
+	repo := filepath.Join(t.TempDir(), "vault.git")
+	gitservertest.InitBare(t, repo)
+	e := sshEnv(t, s, s.URL(repo))
+	e.must("workspace", "init", "--name", "viassh")
+	co := filepath.Join(t.TempDir(), "co")
+	e.must("workspace", "checkout", "viassh", "--output", co)
+	writeNote(t, co, "s.md", "over ssh\n")
+	e.must("workspace", "commit", co, "--reason", "ssh commit")
+	if log := gitservertest.Git(t, repo, "log", "--format=%s", "refs/tv/workspaces/"+wsID(t, e, "viassh")); !strings.HasPrefix(log, "ssh commit\n") {
+		t.Fatalf("server history:\n%s", log)
+	}
+	// Unknown host key: refused with exit 5, never accepted or treated as offline.
+	kh := filepath.Join(s.ClientHome, ".ssh", "known_hosts")
+	good, _ := os.ReadFile(kh)
+	os.WriteFile(kh, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o600)
+	_, errs, code := e.run("workspace", "list")
+	if code != 5 || !strings.Contains(errs, "host key is not trusted") {
+		t.Fatalf("unknown host key: exit %d\n%s", code, errs)
+	}
+	os.WriteFile(kh, good, 0o600)
+	gitservertest.Git(t, repo, "fsck", "--strict")
+}
+
+// TestRemoteVaultGitolite: gitolite3 as the multi-user server (sshd with
+// gitolite-shell as the forced command for alice's key). tv's commands
+// work on a repository alice may write; gitolite's own refusal of a
+// read-only one comes back as exit 5 with gitolite's reason.
+func TestRemoteVaultGitolite(t *testing.T) {
+	gl, err := exec.LookPath("gitolite")
+	if err != nil {
+		t.Skip("gitolite3 is not installed (apt-get install gitolite3; .ci/run installs it): skipping the gitolite server")
+	}
+	glHome := t.TempDir()
+	env := append(os.Environ(), "HOME="+glHome, "GIT_CONFIG_NOSYSTEM=1")
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(gl, args...)
+		cmd.Env, cmd.Dir = env, glHome
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("gitolite %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("setup", "-a", "admin")
+	conf := "repo gitolite-admin\n    RW+ = admin\n\nrepo vault\n    RW+ = alice\n\nrepo readonly\n    R = alice\n"
+	if err := os.WriteFile(filepath.Join(glHome, ".gitolite", "conf", "gitolite.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("compile")
+	run("trigger", "POST_COMPILE")
+	shell := filepath.Join(run("query-rc", "GL_BINDIR"), "gitolite-shell")
+	s := gitservertest.StartSSH(t, "HOME="+glHome+" "+shell+" alice")
+	e := sshEnv(t, s, s.URL("/vault"))
+	e.must("workspace", "init", "--name", "gl")
+	co := filepath.Join(t.TempDir(), "co")
+	e.must("workspace", "checkout", "gl", "--output", co)
+	writeNote(t, co, "g.md", "via gitolite\n")
+	e.must("workspace", "commit", co, "--reason", "gitolite commit")
+	repo := filepath.Join(glHome, "repositories", "vault.git")
+	if log := gitservertest.Git(t, repo, "log", "--format=%s", "refs/tv/workspaces/"+wsID(t, e, "gl")); !strings.HasPrefix(log, "gitolite commit\n") {
+		t.Fatalf("server history:\n%s", log)
+	}
+	// Read-only for alice: gitolite refuses the first write (making the
+	// empty repository a vault) and tv says so with exit 5.
+	ro := sshEnv(t, s, s.URL("/readonly"))
+	_, errs, code := ro.run("workspace", "init", "--name", "nope")
+	if code != 5 || !strings.Contains(errs, "DENIED") {
+		t.Fatalf("gitolite refusal: exit %d\n%s", code, errs)
+	}
+	gitservertest.Git(t, repo, "fsck", "--strict")
+}

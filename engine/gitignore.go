@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/thalix/tv/ignore"
+)
+
+// scanFilter leaves out of a scan what .gitignore rules ignore — with the
+// same engine `tv mcp local` uses (package ignore) — except files the
+// checkout's base tracks: as in git, a file already in the baseline stays
+// tracked when a rule starts to ignore it, and so do the folders holding
+// one.
+type scanFilter struct {
+	m *ignore.Matcher
+	// prefix is the scanned folder's slash path inside the matcher's root
+	// ("" or ending in "/"): tv check of a sub-folder of a work tree
+	// applies the rules of the folders above it.
+	prefix string
+	// nested makes a .git below the scanned root an error (check, import):
+	// git would record a nested repository as a gitlink, not its files.
+	nested bool
+
+	ignored atomic.Int64
+	mu      sync.Mutex
+	found   string // the first nested .git found
+}
+
+// newCheckoutFilter is the filter walk-test and commit apply to checkout
+// dir: its .gitignore files and, when dir is the root of a git work tree,
+// .git/info/exclude.
+func newCheckoutFilter(dir string) (*scanFilter, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ignore.NewMatcher(root, ignore.Options{GitIgnore: true})
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return &scanFilter{m: m}, nil
+}
+
+// skip reports whether the scan leaves entry p (a slash path relative to
+// the scanned root) out, counting it.
+func (f *scanFilter) skip(p string, isDir bool, b *base) bool {
+	if f == nil || !f.m.Ignored(f.prefix+p, isDir) {
+		return false
+	}
+	if isDir && b.hasUnder(p) || !isDir && b.lookup(p) >= 0 {
+		return false
+	}
+	f.ignored.Add(1)
+	return true
+}
+
+// nestedGit records folder p, which holds a .git, when nested
+// repositories are refused.
+func (f *scanFilter) nestedGit(p string) {
+	if f == nil || !f.nested {
+		return
+	}
+	f.mu.Lock()
+	if f.found == "" || p < f.found {
+		f.found = p
+	}
+	f.mu.Unlock()
+}
+
+// err is the refusal of what the scan met that the rules cannot apply
+// to: an ignore file over its limit, a nested repository.
+func (f *scanFilter) err() error {
+	if f == nil {
+		return nil
+	}
+	if err := f.m.Err(); err != nil {
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if f.found != "" {
+		return fmt.Errorf("%w: %s is a nested git repository (it holds .git); a tv workspace holds no repositories: remove its .git, or list %s/ in .gitignore", ErrRefused, f.found, f.found)
+	}
+	return nil
+}
+
+// hasUnder reports whether the base tracks a file inside folder dir.
+func (b *base) hasUnder(dir string) bool {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearchFunc(b.files, prefix, func(e cacheEntry, p string) int { return strings.Compare(e.path, p) })
+	return i < len(b.files) && strings.HasPrefix(b.files[i].path, prefix)
+}

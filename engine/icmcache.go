@@ -1,0 +1,439 @@
+package engine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/thalix/tv/icm"
+)
+
+// ICMCacheName is the checkout's cache of ICM results: the findings of the
+// tree it last validated, under a digest of that tree's listing and
+// Markdown content ids, and the MarkdownFacts of its Markdown files by
+// content id. Like the stat cache it is an accelerator: missing, damaged
+// or made by other rules (icm.RulesVersion), it is ignored and rebuilt.
+const ICMCacheName = ".thalix-workspace.icm"
+
+// icmCacheMagic opens the ICM cache file; a CRC-32C of everything before
+// it closes the file.
+const icmCacheMagic = "TVIC1\n"
+
+// factRecordBytes is one fixed-width record of the facts table: content
+// id (20), line count (4), flags (4: bit 0 truncated), offset of its
+// placeholders in the placeholder section (4, noPlaceholders for none).
+const factRecordBytes = 32
+
+const noPlaceholders = ^uint32(0)
+
+// icmCache is a decoded ICM cache file. The facts table stays in the
+// file's bytes, sorted by content id, and is searched in place: no
+// per-file allocation however large the tree.
+type icmCache struct {
+	digest   [32]byte
+	findings []icm.Finding
+	records  []byte // the facts table, factRecordBytes each
+	places   []byte // the placeholder section
+}
+
+// validateCheckout returns the ICM findings of the scanned checkout dir.
+// A tree whose listing and Markdown contents are those the cache last
+// validated (same digest, same rules) gets its remembered findings
+// without a file being opened; otherwise the validator reads the
+// contracts and only the Markdown files whose facts the cache does not
+// hold for their content, and the cache is written afresh (an
+// accelerator: a failure to write costs speed only).
+func validateCheckout(dir string, disk *snapshot) ([]icm.Finding, error) {
+	known := icm.KnownTools()
+	digest := treeDigest(disk, known)
+	old := loadICMCache(dir)
+	if old != nil && old.digest == digest {
+		return old.findings, nil
+	}
+	fc := &factCache{disk: disk, old: old}
+	findings, err := icm.ValidateEntriesCached(disk.FS(), disk.listing, known, fc)
+	if err != nil {
+		return nil, err
+	}
+	if !fc.recheck() {
+		digest, findings = [32]byte{}, nil // not remembered: some file changed meanwhile
+	}
+	recs, ph := fc.all()
+	_ = writeICMCache(dir, digest, findings, recs, ph)
+	return findings, nil
+}
+
+// treeDigest is a SHA-256 of what the ICM findings of a scanned tree
+// depend on: the rules' version, the tool names a policy may use, every
+// entry's path and type, and every Markdown file's content id.
+func treeDigest(disk *snapshot, known []string) [32]byte {
+	h := sha256.New()
+	buf := make([]byte, 0, 64<<10)
+	flush := func() {
+		h.Write(buf)
+		buf = buf[:0]
+	}
+	buf = append(buf, "tv icm tree\x00"...)
+	buf = binary.LittleEndian.AppendUint32(buf, icm.RulesVersion)
+	for _, k := range known {
+		buf = append(append(buf, k...), 0)
+	}
+	buf = append(buf, 0)
+	k := 0
+	for _, e := range disk.listing {
+		buf = append(append(buf, e.Path...), 0)
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.Type))
+		if e.Type.IsRegular() {
+			if f := disk.files[k]; isMarkdownPath(e.Path) {
+				buf = append(buf, f.id[:]...)
+			}
+			k++
+		}
+		if len(buf) > cap(buf)-4096-len(e.Path) {
+			flush()
+		}
+	}
+	flush()
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
+}
+
+// isMarkdownPath reports whether p ends in ".md" in any case: the files
+// the validator reads.
+func isMarkdownPath(p string) bool {
+	n := len(p)
+	return n >= 3 && p[n-3] == '.' && p[n-2]|0x20 == 'm' && p[n-1]|0x20 == 'd'
+}
+
+// factCache is the icm.FactCache of one validation: facts come from the
+// previous cache by the content id the scan found (hashed, or vouched for
+// by the stat cache), and what the validator reads is remembered only
+// when it is verifiably that content.
+type factCache struct {
+	disk   *snapshot
+	old    *icmCache
+	fileAt []int32 // listing index → index in disk.files, -1 for non-files
+	// learned holds what this validation read, by content id: an index
+	// into facts (pointer-free records, little for the collector to scan
+	// on a first validation of 100k files) and, for the few files that
+	// hold any, placeholders by that index.
+	learned      map[Hash]int32
+	facts        []factRecord
+	placeholders map[int32][]icm.Placeholder
+	// unsure are files read over MaxMarkdownBytes (their id cannot be
+	// checked against a part): kept if their stamp holds after the read.
+	unsure []learnedFile
+	// mismatch says some file read was not the content the scan saw: the
+	// tree's findings are not remembered.
+	mismatch bool
+}
+
+type learnedFile struct {
+	f     *diskFile
+	facts icm.MarkdownFacts
+}
+
+func (c *factCache) file(i int) *diskFile {
+	if c.fileAt == nil {
+		c.fileAt = make([]int32, len(c.disk.listing))
+		k := int32(0)
+		for j, e := range c.disk.listing {
+			c.fileAt[j] = -1
+			if e.Type.IsRegular() {
+				c.fileAt[j] = k
+				k++
+			}
+		}
+	}
+	if i < 0 || i >= len(c.fileAt) || c.fileAt[i] < 0 {
+		return nil
+	}
+	return c.disk.files[c.fileAt[i]]
+}
+
+// Facts implements icm.FactCache.
+func (c *factCache) Facts(i int, p string) (icm.MarkdownFacts, bool) {
+	f := c.file(i)
+	if f == nil || f.path != p {
+		return icm.MarkdownFacts{}, false
+	}
+	if k, ok := c.learned[f.id]; ok {
+		return c.factsAt(k), true
+	}
+	return c.old.lookup(f.id)
+}
+
+// factRecord is one content id's facts but its placeholders.
+type factRecord struct {
+	id        Hash
+	lines     uint32
+	truncated bool
+}
+
+func (c *factCache) factsAt(k int32) icm.MarkdownFacts {
+	r := &c.facts[k]
+	return icm.MarkdownFacts{Lines: int(r.lines), Truncated: r.truncated, Placeholders: c.placeholders[k]}
+}
+
+// learn remembers facts for content id.
+func (c *factCache) learn(id Hash, facts icm.MarkdownFacts) {
+	if c.learned == nil {
+		c.learned = map[Hash]int32{}
+	}
+	k := int32(len(c.facts))
+	c.facts = append(c.facts, factRecord{id: id, lines: uint32(facts.Lines), truncated: facts.Truncated})
+	if len(facts.Placeholders) > 0 {
+		if c.placeholders == nil {
+			c.placeholders = map[int32][]icm.Placeholder{}
+		}
+		c.placeholders[k] = facts.Placeholders
+	}
+	c.learned[id] = k
+}
+
+// Learned implements icm.FactCache.
+func (c *factCache) Learned(i int, p string, data []byte, facts icm.MarkdownFacts) {
+	f := c.file(i)
+	if f == nil || f.path != p {
+		c.mismatch = true
+		return
+	}
+	if facts.Truncated {
+		c.unsure = append(c.unsure, learnedFile{f, facts})
+		return
+	}
+	h := blobHasher(int64(len(data)))
+	h.Write(data)
+	var id Hash
+	h.Sum(id[:0])
+	if id != f.id {
+		c.mismatch = true // changed since it was hashed: the next scan sees it
+		return
+	}
+	c.learn(id, facts)
+}
+
+// recheck keeps the facts of files read only in part when their stamp
+// still is the one the scan saw, and reports whether everything the
+// validator read was the content the scan saw.
+func (c *factCache) recheck() bool {
+	for _, u := range c.unsure {
+		fi, err := os.Lstat(filepath.Join(c.disk.root.Name(), filepath.FromSlash(u.f.path)))
+		if err != nil || stampOf(fi) != u.f.stamp {
+			c.mismatch = true
+			continue
+		}
+		c.learn(u.f.id, u.facts)
+	}
+	return !c.mismatch
+}
+
+// all returns the known facts of every Markdown file of the tree, sorted
+// by content id, one per id (the facts of files gone from the tree are
+// forgotten): pointer-free records, and the placeholders of the few that
+// hold any by record index.
+func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
+	n := len(c.facts)
+	if c.old != nil {
+		n += len(c.old.records) / factRecordBytes
+	}
+	out := make([]factRecord, 0, n)
+	ph := map[Hash][]icm.Placeholder{}
+	k := 0
+	for _, e := range c.disk.listing {
+		if !e.Type.IsRegular() {
+			continue
+		}
+		f := c.disk.files[k]
+		k++
+		if !isMarkdownPath(e.Path) {
+			continue
+		}
+		var facts icm.MarkdownFacts
+		if j, ok := c.learned[f.id]; ok {
+			facts = c.factsAt(j)
+		} else if facts, ok = c.old.lookup(f.id); !ok {
+			continue
+		}
+		out = append(out, factRecord{id: f.id, lines: uint32(facts.Lines), truncated: facts.Truncated})
+		if len(facts.Placeholders) > 0 {
+			ph[f.id] = facts.Placeholders
+		}
+	}
+	slices.SortFunc(out, func(a, b factRecord) int { return bytes.Compare(a.id[:], b.id[:]) })
+	out = slices.CompactFunc(out, func(a, b factRecord) bool { return a.id == b.id })
+	byIndex := map[int][]icm.Placeholder{}
+	for i := range out {
+		if p, ok := ph[out[i].id]; ok {
+			byIndex[i] = p
+		}
+	}
+	return out, byIndex
+}
+
+// lookup returns the facts remembered for content id.
+func (c *icmCache) lookup(id Hash) (icm.MarkdownFacts, bool) {
+	if c == nil {
+		return icm.MarkdownFacts{}, false
+	}
+	n := len(c.records) / factRecordBytes
+	i := sort.Search(n, func(i int) bool {
+		return bytes.Compare(c.records[i*factRecordBytes:i*factRecordBytes+20], id[:]) >= 0
+	})
+	if i == n {
+		return icm.MarkdownFacts{}, false
+	}
+	r := c.records[i*factRecordBytes : (i+1)*factRecordBytes]
+	if !bytes.Equal(r[:20], id[:]) {
+		return icm.MarkdownFacts{}, false
+	}
+	facts := icm.MarkdownFacts{Lines: int(binary.LittleEndian.Uint32(r[20:])), Truncated: binary.LittleEndian.Uint32(r[24:])&1 != 0}
+	if off := binary.LittleEndian.Uint32(r[28:]); off != noPlaceholders {
+		ph, ok := decodePlaceholders(c.places, off)
+		if !ok {
+			return icm.MarkdownFacts{}, false
+		}
+		facts.Placeholders = ph
+	}
+	return facts, true
+}
+
+func decodePlaceholders(b []byte, off uint32) ([]icm.Placeholder, bool) {
+	d := &decoder{b: b, s: unsafe.String(unsafe.SliceData(b), len(b)), off: int(off)}
+	n := d.u32()
+	if d.err != nil || uint64(n)*10 > uint64(len(b)) {
+		return nil, false
+	}
+	out := make([]icm.Placeholder, n)
+	for i := range out {
+		out[i] = icm.Placeholder{Line: int(d.u32()), More: int(d.u32()), Text: d.str()}
+	}
+	return out, d.err == nil
+}
+
+// loadICMCache reads checkout dir's ICM cache; nil when it is missing,
+// damaged or made by other rules.
+func loadICMCache(dir string) *icmCache {
+	data, err := os.ReadFile(filepath.Join(dir, ICMCacheName))
+	if err != nil || int64(len(data)) > MaxStatCacheBytes {
+		return nil
+	}
+	c, err := decodeICMCache(data)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+var errICMCache = errors.New("icm cache damaged")
+
+func decodeICMCache(data []byte) (*icmCache, error) {
+	if len(data) < len(icmCacheMagic)+4+32+4 || string(data[:len(icmCacheMagic)]) != icmCacheMagic {
+		return nil, errICMCache
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return nil, errICMCache
+	}
+	d := &decoder{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), off: len(icmCacheMagic)}
+	if d.u32() != icm.RulesVersion {
+		return nil, errICMCache
+	}
+	c := &icmCache{}
+	copy(c.digest[:], d.take(32))
+	n := d.u32()
+	if d.err == nil && uint64(n)*12 > uint64(len(body)) {
+		return nil, errICMCache
+	}
+	if d.err == nil && n > 0 {
+		c.findings = make([]icm.Finding, n)
+		for i := range c.findings {
+			c.findings[i] = icm.Finding{Rule: d.str(), Severity: icm.Severity(d.str()), Path: d.str(), Line: int(d.u32()), Message: d.str()}
+		}
+	}
+	nrec := d.u32()
+	if d.err == nil && uint64(nrec)*factRecordBytes > uint64(len(body)-d.off) {
+		return nil, errICMCache
+	}
+	c.records = d.take(int(nrec) * factRecordBytes)
+	c.places = d.take(int(d.u32()))
+	if d.err != nil || d.off != len(body) {
+		return nil, errICMCache
+	}
+	return c, nil
+}
+
+// writeICMCache replaces checkout dir's ICM cache: the tree's digest and
+// findings (a zero digest remembers none) and the facts, sorted by id,
+// with the placeholders of the records that have any.
+func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []factRecord, ph map[int][]icm.Placeholder) error {
+	for _, f := range findings {
+		if max(len(f.Rule), len(f.Severity), len(f.Path), len(f.Message)) > 0xffff {
+			findings, digest = nil, [32]byte{} // too long for the format: not remembered
+			break
+		}
+	}
+	e := &encoder{b: make([]byte, 0, 64+len(facts)*factRecordBytes)}
+	e.b = append(e.b, icmCacheMagic...)
+	e.u32(icm.RulesVersion)
+	e.b = append(e.b, digest[:]...)
+	e.u32(uint32(len(findings)))
+	for _, f := range findings {
+		e.str(f.Rule)
+		e.str(string(f.Severity))
+		e.str(f.Path)
+		e.u32(uint32(f.Line))
+		e.str(f.Message)
+	}
+	var places []byte
+	pe := &encoder{}
+	e.u32(uint32(len(facts)))
+	for i, fr := range facts {
+		e.b = append(e.b, fr.id[:]...)
+		e.u32(fr.lines)
+		flags := uint32(0)
+		if fr.truncated {
+			flags = 1
+		}
+		e.u32(flags)
+		phs := ph[i]
+		if len(phs) == 0 {
+			e.u32(noPlaceholders)
+			continue
+		}
+		e.u32(uint32(len(pe.b)))
+		pe.u32(uint32(len(phs)))
+		for _, ph := range phs {
+			if len(ph.Text) > 0xffff {
+				ph.Text = ph.Text[:0xffff]
+			}
+			pe.u32(uint32(ph.Line))
+			pe.u32(uint32(ph.More))
+			pe.str(ph.Text)
+		}
+	}
+	places = pe.b
+	e.u32(uint32(len(places)))
+	e.b = append(e.b, places...)
+	e.u32(crc32.Checksum(e.b, castagnoli))
+	return replaceUnsynced(filepath.Join(dir, ICMCacheName), e.b, 0o644)
+}
+
+// openedHook, when set (by tests only), is called with the slash path of
+// every checkout file a scan opens for reading (to hash or to validate).
+var openedHook atomic.Pointer[func(p string)]
+
+func noteOpen(p string) {
+	if h := openedHook.Load(); h != nil {
+		(*h)(p)
+	}
+}

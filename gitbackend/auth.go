@@ -1,0 +1,225 @@
+package gitbackend
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+)
+
+var randRead = rand.Read
+
+// Credentials supplies the user name and token tv itself knows for a
+// vault URL: the token saved by `tv login --vault URL`, else TV_TOKEN.
+// When it has none and the server asks, git's credential helpers are
+// asked (`git credential fill`, then approve or reject).
+type Credentials interface {
+	Lookup(vaultURL string) (user, token string, ok bool)
+}
+
+// authState is where a Remote's credentials came from.
+type authState struct {
+	tried  bool   // git credential fill was asked
+	helper []byte // the fill's answer, for approve/reject
+}
+
+// sessionAuth returns the auth method for the Remote's transport.
+func (r *Remote) sessionAuth() (transport.AuthMethod, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.auth != nil {
+		return r.auth, nil
+	}
+	switch r.ep.Protocol {
+	case "http", "https":
+		if r.creds != nil {
+			if user, tok, ok := r.creds.Lookup(r.loc.URL); ok {
+				r.auth = &githttp.BasicAuth{Username: user, Password: tok}
+			}
+		}
+	case "ssh":
+		a, err := sshAuth(r.ep.User)
+		if err != nil {
+			return nil, err
+		}
+		r.auth = a
+	}
+	return r.auth, nil
+}
+
+// sshAuth uses the ssh agent when SSH_AUTH_SOCK is set, else the first
+// default key of ~/.ssh. The host key is always checked against
+// known_hosts (go-git's default callback; SSH_KNOWN_HOSTS names other
+// files): an unknown host is refused, never accepted.
+func sshAuth(user string) (transport.AuthMethod, error) {
+	if user == "" {
+		user = os.Getenv("USER")
+	}
+	if os.Getenv("SSH_AUTH_SOCK") != "" {
+		a, err := gitssh.NewSSHAgentAuth(user)
+		if err == nil {
+			return a, nil
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for _, k := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
+		p := filepath.Join(home, ".ssh", k)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		a, err := gitssh.NewPublicKeysFromFile(user, p, "")
+		if err != nil {
+			return nil, fmt.Errorf("ssh key %s: %v (use an ssh agent for keys with a passphrase)", p, err)
+		}
+		return a, nil
+	}
+	return nil, fmt.Errorf("%w: no ssh agent (SSH_AUTH_SOCK) and no key in %s", ErrNoSSHKey, filepath.Join(home, ".ssh"))
+}
+
+// helperAuth asks git's credential helpers for the Remote's URL once,
+// after the server refused anonymous or tv-known credentials.
+func (r *Remote) helperAuth(ctx context.Context) bool {
+	if r.ep.Protocol != "http" && r.ep.Protocol != "https" {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.helper.tried {
+		return false
+	}
+	r.helper.tried = true
+	out, err := gitCredential(ctx, "fill", credentialQuery(r.loc.URL, nil))
+	if err != nil {
+		return false
+	}
+	kv := parseCredential(out)
+	if kv["password"] == "" {
+		return false
+	}
+	r.helper.helper = out
+	r.auth = &githttp.BasicAuth{Username: kv["username"], Password: kv["password"]}
+	return true
+}
+
+// settleHelper tells git's credential helpers whether their answer worked.
+func (r *Remote) settleHelper(ctx context.Context, ok bool) {
+	r.mu.Lock()
+	answer := r.helper.helper
+	r.helper.helper = nil
+	r.mu.Unlock()
+	if answer == nil {
+		return
+	}
+	op := "reject"
+	if ok {
+		op = "approve"
+	}
+	_, _ = gitCredential(ctx, op, answer)
+}
+
+func credentialQuery(vaultURL string, _ []byte) []byte {
+	u, err := url.Parse(vaultURL)
+	if err != nil {
+		return nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "protocol=%s\nhost=%s\npath=%s\n\n", u.Scheme, u.Host, strings.TrimPrefix(u.Path, "/"))
+	return b.Bytes()
+}
+
+func parseCredential(b []byte) map[string]string {
+	kv := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			kv[k] = v
+		}
+	}
+	return kv
+}
+
+// gitCredential runs `git credential OP` without a terminal prompt.
+func gitCredential(ctx context.Context, op string, input []byte) ([]byte, error) {
+	if input == nil {
+		return nil, errors.New("no credential query")
+	}
+	cmd := exec.CommandContext(ctx, "git", "credential", op)
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// uploadSession opens an upload-pack session, authenticating as needed.
+func (r *Remote) uploadSession(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
+	for {
+		auth, err := r.sessionAuth()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+		}
+		sess, err := r.cli.NewUploadPackSession(r.ep, auth)
+		if err == nil {
+			var adv *packp.AdvRefs
+			adv, err = sess.AdvertisedReferencesContext(ctx)
+			if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+				adv, err = packp.NewAdvRefs(), nil
+			}
+			if err == nil {
+				r.settleHelper(ctx, true)
+				return sess, adv, nil
+			}
+			sess.Close()
+		}
+		if isAuthError(err) && r.helperAuth(ctx) {
+			continue
+		}
+		r.settleHelper(ctx, false)
+		return nil, nil, r.transportError("list", err)
+	}
+}
+
+// receiveSession opens a receive-pack session, authenticating as needed.
+func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSession, *packp.AdvRefs, error) {
+	for {
+		auth, err := r.sessionAuth()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+		}
+		sess, err := r.cli.NewReceivePackSession(r.ep, auth)
+		if err == nil {
+			var adv *packp.AdvRefs
+			adv, err = sess.AdvertisedReferencesContext(ctx)
+			if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+				adv, err = packp.NewAdvRefs(), nil
+			}
+			if err == nil {
+				r.settleHelper(ctx, true)
+				return sess, adv, nil
+			}
+			sess.Close()
+		}
+		if isAuthError(err) && r.helperAuth(ctx) {
+			continue
+		}
+		r.settleHelper(ctx, false)
+		return nil, nil, r.transportError("push", err)
+	}
+}
+
+func isAuthError(err error) bool {
+	return errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed)
+}

@@ -1,0 +1,111 @@
+package gitservertest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// SSH is a running sshd on 127.0.0.1 that accepts one throwaway key and
+// runs a forced command (git-shell, gitolite-shell) for it.
+type SSH struct {
+	// Port is the port sshd listens on.
+	Port int
+	// User is the login name (the user running the tests).
+	User string
+	// ClientHome is a HOME for the client: .ssh/id_ed25519 and a
+	// known_hosts that names this server's host key.
+	ClientHome string
+}
+
+// StartSSH starts sshd with a fresh host key and client key whose login
+// runs forced (e.g. `git-shell -c "$SSH_ORIGINAL_COMMAND"`). It skips the
+// test when sshd or ssh-keygen is absent. sshd stops when the test ends.
+func StartSSH(t testing.TB, forced string) *SSH {
+	t.Helper()
+	sshd := "/usr/sbin/sshd"
+	if _, err := os.Stat(sshd); err != nil {
+		t.Skip("sshd is not installed (apt-get install openssh-server; .ci/run installs it): skipping the ssh server")
+	}
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen is not installed: skipping the ssh server")
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Skip("no current user: " + err.Error())
+	}
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "client")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	hostKey := filepath.Join(dir, "host_ed25519")
+	clientKey := filepath.Join(home, ".ssh", "id_ed25519")
+	for _, k := range []string{hostKey, clientKey} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", k).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v\n%s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(clientKey + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := filepath.Join(dir, "authorized_keys")
+	line := fmt.Sprintf("command=%q,no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty %s", forced, pub)
+	if err := os.WriteFile(auth, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	os.MkdirAll("/run/sshd", 0o755) // privilege separation dir (root only)
+	cfg := filepath.Join(dir, "sshd_config")
+	conf := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile %s\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nAllowUsers %s\nLogLevel ERROR\n",
+		port, hostKey, auth, filepath.Join(dir, "sshd.pid"), u.Username)
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
+	var logs strings.Builder
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Skip("sshd did not start: " + err.Error())
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Skipf("sshd did not listen: %s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	hostPub, err := os.ReadFile(hostKey + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Fields(string(hostPub))
+	known := fmt.Sprintf("[127.0.0.1]:%d %s %s\n", port, fields[0], fields[1])
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), []byte(known), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &SSH{Port: port, User: u.Username, ClientHome: home}
+}
+
+// URL returns the ssh:// URL of path on this server.
+func (s *SSH) URL(path string) string {
+	return fmt.Sprintf("ssh://%s@127.0.0.1:%d%s", s.User, s.Port, path)
+}

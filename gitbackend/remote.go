@@ -1,0 +1,612 @@
+package gitbackend
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/thalix/tv/engine"
+)
+
+// EnforcedRef is the ref a server that runs tv's pre-receive hook carries
+// (`tv hook install`). When a remote has it, the server checks every push
+// against the live grants itself, and a commit sends no verify-only step
+// for engine.AccessRef (see UpdateRefs).
+const EnforcedRef = "refs/tv/enforced"
+
+// RemoteOptions configure OpenRemote.
+type RemoteOptions struct {
+	// CacheDir holds the local caches, one bare repository per URL
+	// ($XDG_CACHE_HOME/tv).
+	CacheDir string
+	// Credentials supplies the credentials of a URL; nil means none.
+	Credentials Credentials
+}
+
+// Remote is a tv vault on a git server: a local cache (a bare repository
+// under RemoteOptions.CacheDir) plus go-git's transport. It implements
+// engine.Vault. Reads list the server's refs once per Remote and fetch
+// only the objects of the refs they touch that the cache lacks; commits
+// are one atomic push (UpdateRefs). A Remote is safe for concurrent use.
+type Remote struct {
+	loc   Location
+	ep    *transport.Endpoint
+	cli   transport.Transport
+	creds Credentials
+	auth  transport.AuthMethod
+	cache *Vault
+	id    string
+
+	mu       sync.Mutex
+	listed   map[string]engine.Hash // the server's refs, nil until listed
+	caps     *capability.List       // receive-pack's, set by a push
+	upCaps   *capability.List       // upload-pack's, from the last listing
+	offline  error                  // why the server was not reached
+	lastSync time.Time
+	helper   authState
+
+	publishing bool // Publish: the "cache" is the local vault itself
+}
+
+var _ engine.Vault = (*Remote)(nil)
+
+// lastSyncFile, in a cache's directory, holds the time of the last
+// successful listing of the server's refs (RFC 3339).
+const lastSyncFile = "tv-last-sync"
+
+// CachePath returns the cache repository of a vault URL under cacheDir.
+func CachePath(cacheDir, url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(cacheDir, "remote-"+hex.EncodeToString(sum[:8])+".git")
+}
+
+// OpenRemote opens the vault at loc (a remote location). It lists the
+// server's refs; an empty repository is made a vault (its id pushed as
+// VaultIDRef). When the server cannot be reached but the cache knows the
+// vault, the Remote answers reads from the cache (Offline says so) and
+// refuses writes.
+func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote, error) {
+	if opts.CacheDir == "" {
+		return nil, fmt.Errorf("%w: no cache directory for remote vault %s: set XDG_CACHE_HOME or HOME", engine.ErrUsage, loc)
+	}
+	r, err := newRemote(loc, opts.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	if r.cache, err = openCache(CachePath(opts.CacheDir, loc.URL)); err != nil {
+		return nil, err
+	}
+	r.lastSync = readLastSync(r.cache.path)
+	if err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func newRemote(loc Location, creds Credentials) (*Remote, error) {
+	if !loc.IsRemote() {
+		return nil, fmt.Errorf("%w: %s is not a remote vault location", engine.ErrUsage, loc)
+	}
+	ep, err := transport.NewEndpoint(loc.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
+	}
+	cli, err := client.NewClient(ep)
+	if err != nil {
+		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
+	}
+	return &Remote{loc: loc, ep: ep, cli: cli, creds: creds}, nil
+}
+
+// Publish pushes every ref under refs/tv/ of the local vault v (its
+// identity, workspaces, templates, grants) to the repository at loc, which
+// must hold no tv refs yet, as one atomic push. It returns how many refs
+// it published.
+func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (int, error) {
+	r, err := newRemote(loc, creds)
+	if err != nil {
+		return 0, err
+	}
+	r.cache, r.publishing = v, true
+	current, err := r.list(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for name := range current {
+		if strings.HasPrefix(name, "refs/tv/") {
+			return 0, fmt.Errorf("%w: %s already holds tv refs (%s): publish only into an empty repository", engine.ErrConflict, loc.URL, name)
+		}
+	}
+	refs, err := v.ListRefs(ctx, "refs/tv/")
+	if err != nil {
+		return 0, err
+	}
+	var ups []engine.RefUpdate
+	for _, ref := range refs {
+		ups = append(ups, engine.RefUpdate{Name: ref.Name, New: ref.Hash})
+	}
+	if len(ups) == 0 {
+		return 0, fmt.Errorf("%w: %s has no tv refs to publish", engine.ErrUsage, v.path)
+	}
+	return len(ups), r.push(ctx, ups, ups)
+}
+
+// start lists the server (or falls back to the cache) and reads the id.
+func (r *Remote) start(ctx context.Context) error {
+	_, err := r.list(ctx)
+	if errors.Is(err, ErrUnreachable) {
+		id, cerr := r.cache.loadID()
+		if cerr != nil {
+			return err // never reached, nothing cached: the network error
+		}
+		r.id, r.offline = id, err
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h, ok := r.listed[VaultIDRef]
+	if !ok {
+		if len(r.listed) > 0 {
+			return fmt.Errorf("%w: %s has refs but no %s: it is a git repository, not a tv vault (publish a vault into an empty repository with `tv vault push %s`)", ErrNotVault, r.loc.URL, VaultIDRef, r.loc.URL)
+		}
+		if err := r.initEmpty(ctx); err != nil {
+			return err
+		}
+		h = r.listed[VaultIDRef]
+	}
+	// One round for the identity and the grants, which nearly every
+	// command reads next.
+	first := map[string]engine.Hash{VaultIDRef: h}
+	if a, ok := r.listed[engine.AccessRef]; ok {
+		first[engine.AccessRef] = a
+	}
+	if err := r.ensure(ctx, first); err != nil {
+		return err
+	}
+	b, err := r.cache.readIDBlob(h)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %s: %v", ErrNotVault, r.loc.URL, VaultIDRef, err)
+	}
+	id, ok := idFromBlob(b)
+	if !ok {
+		return fmt.Errorf("%w: %s: %s carries no vault id", ErrNotVault, r.loc.URL, VaultIDRef)
+	}
+	r.id = id
+	return nil
+}
+
+// initEmpty makes an empty server repository a vault: a fresh id, pushed
+// create-if-absent. Losing that race to another client adopts its id.
+func (r *Remote) initEmpty(ctx context.Context) error {
+	id, err := newVaultID()
+	if err != nil {
+		return err
+	}
+	h, err := r.cache.writeLoose(typeBlob, idBlob(id))
+	if err != nil {
+		return err
+	}
+	up := []engine.RefUpdate{{Name: VaultIDRef, New: h}}
+	err = r.push(ctx, up, up)
+	if err != nil && !errors.Is(err, engine.ErrRefStale) {
+		return fmt.Errorf("make %s a vault: %w", r.loc.URL, err)
+	}
+	if _, err := r.list(ctx); err != nil {
+		return err
+	}
+	if _, ok := r.listed[VaultIDRef]; !ok {
+		return fmt.Errorf("%w: %s: the push of %s was accepted but the ref is absent", ErrNotVault, r.loc.URL, VaultIDRef)
+	}
+	return nil
+}
+
+// openCache opens the cache repository at path, creating it (without a
+// vault id: the server's VaultIDRef says which vault it caches).
+func openCache(path string) (*Vault, error) {
+	if _, err := os.Stat(filepath.Join(path, "objects")); err == nil {
+		return openRepo(path), nil
+	}
+	parent := filepath.Dir(path)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return nil, fmt.Errorf("create vault cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create vault cache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := initRepo(tmp); err != nil {
+		return nil, fmt.Errorf("create vault cache: %w", err)
+	}
+	if err := syscall.Rename(tmp, path); err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+		return nil, fmt.Errorf("create vault cache: %w", err)
+	}
+	return openRepo(path), nil
+}
+
+// ID returns the vault's id, read from the server's VaultIDRef.
+func (r *Remote) ID() string { return r.id }
+
+// Path returns the vault's URL.
+func (r *Remote) Path() string { return r.loc.URL }
+
+// Location returns where the vault lives.
+func (r *Remote) Location() Location { return r.loc }
+
+// CacheDir returns the cache repository's directory.
+func (r *Remote) CacheDir() string { return r.cache.path }
+
+// Offline returns why reads come from the cache (the server was not
+// reached; nil when it was) and when the cache was last in sync.
+func (r *Remote) Offline() (lastSync time.Time, why error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastSync, r.offline
+}
+
+// LastSync returns when the server's refs were last listed successfully.
+func (r *Remote) LastSync() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastSync
+}
+
+// Capabilities returns the receive-pack capabilities tv cares about that
+// the server advertises ("atomic", "push-options", "report-status"), and
+// whether it carries EnforcedRef.
+func (r *Remote) Capabilities(ctx context.Context) (caps []string, enforced bool, err error) {
+	if r.offline != nil {
+		return nil, false, r.offline
+	}
+	sess, adv, err := r.receiveSession(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer sess.Close()
+	for _, c := range []capability.Capability{capability.Atomic, capability.PushOptions, capability.ReportStatus} {
+		if adv.Capabilities.Supports(c) {
+			caps = append(caps, string(c))
+		}
+	}
+	_, enforced = r.snapshot()[EnforcedRef]
+	return caps, enforced, nil
+}
+
+func (r *Remote) snapshot() map[string]engine.Hash {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.listed
+}
+
+// list reads the server's refs (one upload-pack advertisement) and
+// records them, with the time, as the Remote's view.
+func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
+	sess, adv, err := r.uploadSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	if len(adv.References) > 0 {
+		r.mu.Lock()
+		r.upCaps = adv.Capabilities
+		r.mu.Unlock()
+	}
+	refs, err := advRefs(adv)
+	if err != nil {
+		return nil, err
+	}
+	r.setListed(refs)
+	return refs, nil
+}
+
+func (r *Remote) setListed(refs map[string]engine.Hash) {
+	now := time.Now()
+	r.mu.Lock()
+	r.listed, r.offline, r.lastSync = refs, nil, now
+	r.mu.Unlock()
+	if r.publishing {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(r.cache.path, lastSyncFile), []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o644)
+}
+
+func readLastSync(dir string) time.Time {
+	b, err := os.ReadFile(filepath.Join(dir, lastSyncFile))
+	if err != nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	return t
+}
+
+// advRefs turns an advertisement into a name → hash map (refs/ only; peeled
+// and symbolic entries are git's business).
+func advRefs(adv *packp.AdvRefs) (map[string]engine.Hash, error) {
+	out := make(map[string]engine.Hash, len(adv.References))
+	for name, h := range adv.References {
+		if !strings.HasPrefix(name, "refs/") {
+			continue
+		}
+		out[name] = engine.Hash(h)
+	}
+	return out, nil
+}
+
+// Ref returns the server's value of name (as listed when the Remote
+// opened, or after its last refused push), fetching its objects into the
+// cache if needed. Offline, the cache's value.
+func (r *Remote) Ref(ctx context.Context, name string) (engine.Hash, error) {
+	if r.offline != nil {
+		return r.cache.Ref(ctx, name)
+	}
+	h, ok := r.snapshot()[name]
+	if !ok {
+		return engine.ZeroHash, fmt.Errorf("%w: %s", engine.ErrRefNotFound, name)
+	}
+	if err := r.ensure(ctx, map[string]engine.Hash{name: h}); err != nil {
+		return engine.ZeroHash, err
+	}
+	return h, nil
+}
+
+// ListRefs returns the server's refs under prefix, sorted, fetching in one
+// round the objects of those the cache lacks. Offline, the cache's.
+func (r *Remote) ListRefs(ctx context.Context, prefix string) ([]engine.Ref, error) {
+	if r.offline != nil {
+		return r.cache.ListRefs(ctx, prefix)
+	}
+	want := map[string]engine.Hash{}
+	out := []engine.Ref{}
+	for name, h := range r.snapshot() {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, engine.Ref{Name: name, Hash: h})
+			want[name] = h
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Ref) int { return strings.Compare(a.Name, b.Name) })
+	if err := r.ensure(ctx, want); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ensure fetches the objects of the given refs the cache lacks and records
+// the refs in the cache (so later fetches offer them as haves).
+func (r *Remote) ensure(ctx context.Context, refs map[string]engine.Hash) error {
+	var wants []engine.Hash
+	for _, h := range refs {
+		if !r.cache.objectExists(h) {
+			wants = append(wants, h)
+		}
+	}
+	if len(wants) > 0 {
+		if err := r.fetch(ctx, wants); err != nil {
+			return err
+		}
+	}
+	r.mirror(ctx, refs)
+	return nil
+}
+
+// mirror sets the cache's refs to the given values (best effort: the
+// cache is only a cache, and a concurrent process mirrors the same
+// server values).
+func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
+	for name, h := range refs {
+		cur, err := r.cache.Ref(ctx, name)
+		if err != nil && !errors.Is(err, engine.ErrRefNotFound) {
+			continue
+		}
+		if cur == h {
+			continue
+		}
+		_ = r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h})
+	}
+}
+
+// fetch downloads the objects reachable from wants that the cache lacks:
+// one upload-pack request with the cache's refs as haves, its pack stored
+// with its index in the cache.
+func (r *Remote) fetch(ctx context.Context, wants []engine.Hash) error {
+	// The listing's capabilities serve every later fetch: over http a
+	// fresh session then costs one POST (no second GET of info/refs); over
+	// ssh and file the session reads the advertisement on its connection.
+	r.mu.Lock()
+	caps := r.upCaps
+	r.mu.Unlock()
+	var sess transport.UploadPackSession
+	if caps != nil {
+		auth, err := r.sessionAuth()
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+		}
+		if sess, err = r.cli.NewUploadPackSession(r.ep, auth); err != nil {
+			return r.transportError("fetch", err)
+		}
+	} else {
+		s, adv, err := r.uploadSession(ctx)
+		if err != nil {
+			return err
+		}
+		sess, caps = s, adv.Capabilities
+	}
+	defer sess.Close()
+	req := packp.NewUploadPackRequestFromCapabilities(caps)
+	// A self-contained pack, without interleaved progress: the cache
+	// indexes exactly what arrives.
+	for _, c := range []capability.Capability{capability.ThinPack, capability.Sideband, capability.Sideband64k} {
+		req.Capabilities.Delete(c)
+	}
+	req.Capabilities.Set(capability.NoProgress)
+	for _, w := range wants {
+		req.Wants = append(req.Wants, plumbing.Hash(w))
+	}
+	have, err := r.cache.ListRefs(ctx, "refs/")
+	if err != nil {
+		return err
+	}
+	for _, h := range have {
+		if r.cache.objectExists(h.Hash) {
+			req.Haves = append(req.Haves, plumbing.Hash(h.Hash))
+		}
+	}
+	resp, err := sess.UploadPack(ctx, req)
+	if errors.Is(err, transport.ErrEmptyUploadPackRequest) {
+		return nil
+	}
+	if err != nil {
+		return r.transportError("fetch", err)
+	}
+	defer resp.Close()
+	if err := r.cache.storePack(resp); err != nil {
+		return fmt.Errorf("fetch from %s: %w", r.loc.URL, err)
+	}
+	for _, w := range wants {
+		if !r.cache.objectExists(w) {
+			return fmt.Errorf("%w: fetch from %s did not bring %s", engine.ErrObjectNotFound, r.loc.URL, w)
+		}
+	}
+	return nil
+}
+
+// storePack indexes a received pack into objects/pack (go-git's pack
+// writer resolves deltas and writes the index) and makes it durable.
+func (v *Vault) storePack(pack io.Reader) error {
+	st := filesystem.NewStorageWithOptions(osfs.New(v.path), cache.NewObjectLRU(4<<20), filesystem.Options{})
+	before, _ := filepath.Glob(filepath.Join(v.path, "objects", "pack", "pack-*.idx"))
+	err := packfile.UpdateObjectStorage(st, pack)
+	if errors.Is(err, packfile.ErrEmptyPackfile) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	after, _ := filepath.Glob(filepath.Join(v.path, "objects", "pack", "pack-*"))
+	for _, p := range after {
+		if slices.Contains(before, p) {
+			continue
+		}
+		if f, err := os.Open(p); err == nil {
+			f.Sync()
+			f.Close()
+		}
+	}
+	if err := syncDir(filepath.Join(v.path, "objects", "pack")); err != nil {
+		return err
+	}
+	_, err = v.refreshPacks()
+	return err
+}
+
+// ReadCommit reads a commit from the cache.
+func (r *Remote) ReadCommit(ctx context.Context, id engine.Hash) (*engine.Commit, error) {
+	return r.cache.ReadCommit(ctx, id)
+}
+
+// ReadTree reads a tree from the cache.
+func (r *Remote) ReadTree(ctx context.Context, id engine.Hash) ([]engine.TreeEntry, error) {
+	return r.cache.ReadTree(ctx, id)
+}
+
+// OpenBlob streams a blob from the cache.
+func (r *Remote) OpenBlob(ctx context.Context, id engine.Hash) (io.ReadCloser, int64, error) {
+	return r.cache.OpenBlob(ctx, id)
+}
+
+// NewObjectWriter writes new objects into the cache; UpdateRefs sends the
+// ones the server lacks.
+func (r *Remote) NewObjectWriter(ctx context.Context) (engine.ObjectWriter, error) {
+	return r.cache.NewObjectWriter(ctx)
+}
+
+// Stats counts the server's workspace and template refs; DiskBytes is the
+// cache's size.
+func (r *Remote) Stats(ctx context.Context) (VaultStats, error) {
+	st, err := r.cache.Stats(ctx)
+	if err != nil || r.offline != nil {
+		return st, err
+	}
+	st.Workspaces, st.Templates = 0, 0
+	for name := range r.snapshot() {
+		switch {
+		case strings.HasPrefix(name, "refs/tv/workspaces/"):
+			st.Workspaces++
+		case strings.HasPrefix(name, "refs/tv/templates/"):
+			st.Templates++
+		}
+	}
+	return st, nil
+}
+
+// transportError classifies a transport failure: authentication (wraps
+// engine.ErrPermission), a missing repository (engine.ErrNotFound), or a
+// server that was not reached (ErrUnreachable).
+func (r *Remote) transportError(op string, err error) error {
+	switch {
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		strings.Contains(err.Error(), "unable to authenticate"), strings.Contains(err.Error(), "Permission denied"):
+		return fmt.Errorf("%w: %s %s: authentication failed (%v); run `tv login --vault %s --user NAME --token-stdin`, set TV_TOKEN, or configure a git credential helper or ssh key",
+			engine.ErrPermission, op, r.loc.URL, scrub(err), r.loc.URL)
+	case strings.Contains(err.Error(), "DENIED"), strings.Contains(strings.ToLower(err.Error()), "access denied"):
+		// gitolite and similar servers: authenticated, but not allowed.
+		return fmt.Errorf("%w: %s %s: the server refused access: %v", engine.ErrPermission, op, r.loc.URL, scrub(err))
+	case strings.Contains(err.Error(), "knownhosts"):
+		return fmt.Errorf("%w: %s %s: the server's ssh host key is not trusted (%v); check it and add it to ~/.ssh/known_hosts (tv never accepts an unknown host key)",
+			engine.ErrPermission, op, r.loc.URL, scrub(err))
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return fmt.Errorf("%w: %s: no repository there (create one with `tv vault init --bare PATH` on the server)", engine.ErrNotFound, r.loc.URL)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return fmt.Errorf("%w: %s %s: %v", ErrUnreachable, op, r.loc.URL, scrub(err))
+}
+
+// scrub renders a transport error without anything that could be a
+// credential (go-git never puts the password in its errors; this guards
+// against URLs with userinfo echoed by a server).
+func scrub(err error) string {
+	s := err.Error()
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/ \t\n")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		return s[:i+3] + "***@" + rest[at+1:]
+	}
+	return s
+}
+
+// newVaultID returns a fresh random vault id.
+func newVaultID() (string, error) {
+	var b [8]byte
+	if _, err := randRead(b[:]); err != nil {
+		return "", err
+	}
+	return "vault_" + hex.EncodeToString(b[:]), nil
+}

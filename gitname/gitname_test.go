@@ -1,0 +1,91 @@
+package gitname
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestKey(t *testing.T) {
+	for _, tc := range []struct {
+		a, b    string
+		collide bool
+	}{
+		{"caf\u00e9.txt", "cafe\u0301.txt", true},
+		{"\u017f.txt", "s.txt", true},
+		{"Stra\u00dfe", "STRASSE", true},
+		{"\u212a", "k", true},
+		{"README.md", "readme.md", true},
+		{"a\u200cb", "ab", true},
+		{"\u00e9.txt", "e.txt", false},
+		{"a.md", "b.md", false},
+	} {
+		t.Run(tc.a+"|"+tc.b, func(t *testing.T) {
+			if got := Key(tc.a) == Key(tc.b); got != tc.collide {
+				t.Fatalf("Key(%q)=%q Key(%q)=%q; collide=%v, want %v", tc.a, Key(tc.a), tc.b, Key(tc.b), got, tc.collide)
+			}
+		})
+	}
+}
+
+func TestLookAlikes(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		git, modules, attrib bool
+	}{
+		{".git", true, false, false},
+		{".Git", true, false, false},
+		{".g\u200dit", true, false, false},
+		{".git\u206f", true, false, false},
+		{".git. .", true, false, false},
+		{".git:stream", true, false, false},
+		{"git~1", true, false, false},
+		{"GIT~1 .", true, false, false},
+		{"git~2", false, false, false},
+		{".gitx", false, false, false},
+		{".g\u00efit", false, false, false},
+		{".gitmodules", false, true, false},
+		{"GITMOD~3", false, true, false},
+		{"gi7eb~12", false, true, false},
+		{"gi7eba~12", false, false, false},
+		{"gitmod~5", false, false, false},
+		{".gitattributes..", false, false, true},
+		{"gitatt~1", false, false, true},
+		{"gi7d29~1", false, false, true},
+		{"gitignore", false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if IsDotGit(tc.name) != tc.git || IsDotGitmodules(tc.name) != tc.modules || IsDotGitattributes(tc.name) != tc.attrib {
+				t.Fatalf("git=%v modules=%v attributes=%v; want %v %v %v", IsDotGit(tc.name), IsDotGitmodules(tc.name), IsDotGitattributes(tc.name), tc.git, tc.modules, tc.attrib)
+			}
+		})
+	}
+}
+
+// FuzzProblem: no input panics; a ".git" spelled with ignorable code points
+// or trailing dots and spaces is always refused; Key is idempotent.
+func FuzzProblem(f *testing.F) {
+	for _, s := range []string{".git", "caf\u00e9", "gi7eba~1", "x", "\u017f", ".g\u200cit. "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if Problem(s, true) == "" && Problem(s, false) != "" {
+			t.Fatalf("%q refused as a file but accepted as a folder", s)
+		}
+		if !utf8.ValidString(s) {
+			return
+		}
+		if k := Key(s); Key(k) != k {
+			t.Fatalf("Key not idempotent on %q: %q then %q", s, k, Key(k))
+		}
+		tail := strings.Map(func(r rune) rune {
+			if r == '.' || r == ' ' {
+				return r
+			}
+			return -1
+		}, s)
+		if Problem(".g\u200cit"+tail, false) == "" || Problem(".GIT"+tail, true) == "" {
+			t.Fatalf("a .git look-alike with tail %q passed", tail)
+		}
+	})
+}

@@ -1,0 +1,143 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitServer is a real git server the tests push to, with the hook installed.
+type gitServer struct {
+	repo string              // the bare repository on disk
+	url  func(string) string // the URL a user pushes to
+	env  []string            // the pushing git's environment
+}
+
+// installHook installs the test binary as the repository's hook.
+func installHook(t testing.TB, repo string, env []string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(context.Background(), repo, InstallOptions{Tv: exe, Env: env}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// httpServer serves a bare repository with git http-backend behind basic
+// auth (password "pw-USER"); the backend gets REMOTE_USER.
+func httpServer(t testing.TB) *gitServer {
+	t.Helper()
+	home := t.TempDir()
+	env := testEnv(t, home)
+	root := t.TempDir()
+	repo := filepath.Join(root, "vault.git")
+	gitRun(t, env, ".", "", "init", "-q", "--bare", repo)
+	installHook(t, repo, env)
+	backend := filepath.Join(gitRun(t, env, ".", "", "--exec-path"), "git-http-backend")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pw, ok := r.BasicAuth()
+		if !ok || pw != "pw-"+user {
+			w.Header().Set("WWW-Authenticate", `Basic realm="tv"`)
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		h := &cgi.Handler{Path: backend, Root: "/", Env: []string{
+			"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=" + user,
+			"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
+		}}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	return &gitServer{
+		repo: repo,
+		url:  func(user string) string { return fmt.Sprintf("http://%s:pw-%s@%s/vault.git", user, user, host) },
+		env:  env,
+	}
+}
+
+// gitoliteServer sets gitolite3 up in a temporary HOME with a repository
+// "vault" that alice, bob and mallory may push to (gitolite's own rules
+// let them; tv's hook judges the rest). Pushes reach gitolite-shell as an
+// ssh login would: GIT_SSH_COMMAND runs it with SSH_ORIGINAL_COMMAND and
+// the user gitolite would have found from the key.
+func gitoliteServer(t testing.TB) *gitServer {
+	t.Helper()
+	gl, err := exec.LookPath("gitolite")
+	if err != nil {
+		t.Skip("gitolite3 is not installed (apt-get install gitolite3; .ci/run installs it): skipping the gitolite server")
+	}
+	home := t.TempDir()
+	env := testEnv(t, home)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(gl, args...)
+		cmd.Env, cmd.Dir = env, home
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("gitolite %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("setup", "-a", "admin")
+	conf := "repo gitolite-admin\n    RW+ = admin\n\nrepo vault\n    RW+ = alice bob mallory\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitolite", "conf", "gitolite.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("compile")
+	run("trigger", "POST_COMPILE")
+	repo := filepath.Join(home, "repositories", "vault.git")
+	if _, err := os.Stat(repo); err != nil {
+		t.Fatalf("gitolite made no repository: %v", err)
+	}
+	installHook(t, repo, env)
+	shell := filepath.Join(run("query-rc", "GL_BINDIR"), "gitolite-shell")
+	wrapper := filepath.Join(home, "ssh-to-gitolite")
+	script := `#!/bin/sh
+# git runs: ssh-to-gitolite [options] USER@gitolite COMMAND
+for arg; do host=$cmd; cmd=$arg; done
+HOME='` + home + `' SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22' SSH_ORIGINAL_COMMAND="$cmd" exec '` + shell + `' "${host%@*}"
+`
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &gitServer{
+		repo: repo,
+		url:  func(user string) string { return user + "@gitolite:vault" },
+		env:  append(env, "GIT_SSH_COMMAND="+wrapper, "GIT_SSH_VARIANT=ssh"),
+	}
+}
+
+// refsOf is the server's refs as `git for-each-ref` prints them.
+func (s *gitServer) refsOf(t testing.TB) string {
+	t.Helper()
+	return gitRun(t, s.env, s.repo, "", "for-each-ref")
+}
+
+// head returns the server's value of ref ("" when absent).
+func (s *gitServer) head(t testing.TB, ref string) string {
+	t.Helper()
+	out, err := gitTry(s.env, s.repo, "", "rev-parse", "--verify", "--quiet", ref)
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+// push runs stock git push from dir as user.
+func (s *gitServer) push(t testing.TB, dir, user string, refspecs ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"push", "--porcelain", s.url(user)}, refspecs...)...)
+	cmd.Dir, cmd.Env = dir, s.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
