@@ -131,7 +131,7 @@ func RunBash(ctx context.Context, command, dir string, timeout time.Duration, ma
 	defer pr.Close()
 	cmd := exec.Command(bash, "-c", command)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newProcessGroup(cmd)
 	start := time.Now()
 	err = cmd.Start()
 	pw.Close()
@@ -150,10 +150,10 @@ func RunBash(ctx context.Context, command, dir string, timeout time.Duration, ma
 	case <-waited:
 	case <-timer.C:
 		d.TimedOut = true
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killProcessGroup(cmd)
 		<-waited
 	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killProcessGroup(cmd)
 		<-waited
 	}
 	select {
