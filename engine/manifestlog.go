@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // The manifest is written whole at checkout. A commit then appends one
@@ -203,29 +202,7 @@ func appendManifestLog(dir string, manifestBaseline Hash, line []byte) (logStamp
 	return logStamp{Ino: inodeOf(fi), Size: end}, nil
 }
 
-// lockCheckout holds an exclusive flock on checkout dir while a commit
-// plans, writes and updates the manifest, log and stat cache.
-func lockCheckout(dir string) (unlock func(), err error) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	return func() { d.Close() }, nil
-}
-
 func inodeOf(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
+	ino, _ := inodeCtime(fi)
+	return ino
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 	"unsafe"
 )
@@ -95,10 +94,7 @@ const statCacheMagic = "TVSC6\n"
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.Ino = uint64(st.Ino)
-		s.Ctime = ctimeNanos(st)
-	}
+	s.Ino, s.Ctime = inodeCtime(fi)
 	return s
 }
 

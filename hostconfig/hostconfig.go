@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -66,6 +67,34 @@ const (
 // Hosts lists every supported host, in the order tv reports them.
 var Hosts = []Host{ClaudeCode, ClaudeDesktop, Cursor, Codex}
 
+// StartsInProject reports whether host h starts its stdio servers in the
+// project the user works in. Claude Desktop starts them in the root
+// directory "/", so a `tv mcp local` entry for it needs --root.
+func StartsInProject(h Host) bool { return h != ClaudeDesktop }
+
+// LaunchDir is the working directory h starts servers in when it is not a
+// project: "/" for Claude Desktop; "" for hosts that start in the project.
+func LaunchDir(h Host) string {
+	if StartsInProject(h) {
+		return ""
+	}
+	return "/"
+}
+
+// Executable is the command whose presence on PATH shows h is installed
+// ("" when it has none on PATH, like Claude Desktop).
+func Executable(h Host) string {
+	switch h {
+	case ClaudeCode:
+		return "claude"
+	case Cursor:
+		return "cursor"
+	case Codex:
+		return "codex"
+	}
+	return ""
+}
+
 // ParseHost returns the Host named s, or an error wrapping ErrUnknownHost
 // that lists the valid names.
 func ParseHost(s string) (Host, error) {
@@ -93,6 +122,9 @@ type Entry struct {
 	Command string
 	// Args are the command's arguments.
 	Args []string
+	// Env is the server's environment beyond the host's (TV_VAULT); keys
+	// match ^[A-Za-z_][A-Za-z0-9_]*$. Empty: no env key is written.
+	Env map[string]string
 }
 
 // Env is everything path selection depends on, so ConfigPath is a pure
@@ -242,7 +274,12 @@ func validateEntry(e Entry, goos string, requireAbs bool) error {
 	if requireAbs && !isAbs(goos, e.Command) {
 		return fmt.Errorf("%w: the command %s is not an absolute path", ErrInvalidEntry, quoteShort(e.Command))
 	}
-	for _, s := range append([]string{e.Command}, e.Args...) {
+	for k := range e.Env {
+		if !validEnvKey(k) {
+			return fmt.Errorf("%w: environment variable name %s: use letters, digits and '_', not starting with a digit", ErrInvalidEntry, quoteShort(k))
+		}
+	}
+	for _, s := range append(append([]string{e.Command}, e.Args...), slices.Collect(maps.Values(e.Env))...) {
 		if !utf8.ValidString(s) {
 			return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalidEntry, quoteShort(s))
 		}
@@ -251,6 +288,20 @@ func validateEntry(e Entry, goos string, requireAbs bool) error {
 		}
 	}
 	return nil
+}
+
+// validEnvKey reports whether k is a portable environment variable name
+// (and a bare TOML key).
+func validEnvKey(k string) bool {
+	if k == "" || k[0] >= '0' && k[0] <= '9' {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func validateName(name string) error {
@@ -386,6 +437,29 @@ func JSONSnippet(e Entry) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
+// TOMLSnippet renders e as Codex's [mcp_servers.NAME] table (and its env
+// sub-table), for `tv mcp config --format toml`.
+func TOMLSnippet(e Entry) ([]byte, error) {
+	if err := validateEntry(e, "", false); err != nil {
+		return nil, err
+	}
+	if !validTOMLBareKey(e.Name) {
+		return nil, fmt.Errorf("%w: name %s is not a bare TOML key", ErrInvalidEntry, quoteShort(e.Name))
+	}
+	return tomlEntry(e, "\n"), nil
+}
+
+// validTOMLBareKey: the entry names tv accepts are bare keys already
+// (letters, digits, '-' and '_'); checked again where TOML is written.
+func validTOMLBareKey(k string) bool {
+	for _, c := range []byte(k) {
+		if !isBareKeyChar(c) {
+			return false
+		}
+	}
+	return k != ""
+}
+
 // installBytes is Install on a file's content (nil or empty: no file).
 func installBytes(h Host, data []byte, e Entry, force bool) ([]byte, Change, error) {
 	var out []byte
@@ -401,7 +475,7 @@ func installBytes(h Host, data []byte, e Entry, force bool) ([]byte, Change, err
 	}
 	// Self-check: the edited text must parse and hold exactly e.
 	got, ok, lerr := lookupBytes(h, out, e.Name)
-	if lerr != nil || !ok || got.Command != e.Command || !slices.Equal(got.Args, e.Args) {
+	if lerr != nil || !ok || got.Command != e.Command || !slices.Equal(got.Args, e.Args) || !maps.Equal(got.Env, e.Env) {
 		return nil, "", fmt.Errorf("hostconfig: internal error: the edited %s config does not verify (%v)", h, lerr)
 	}
 	return out, ch, nil
@@ -429,20 +503,21 @@ type serverInfo struct {
 	badCommand bool
 	argsOK     bool // absent, or a list of strings
 	args       []string
-	extra      []string // keys that make the entry differ from tv's
+	env        map[string]string // string values only; else "env" is extra
+	extra      []string          // keys that make the entry differ from tv's
 }
 
 func (si serverInfo) same(e Entry) bool {
 	return si.notObject == "" && si.hasCommand && !si.badCommand && si.argsOK &&
-		si.command == e.Command && slices.Equal(si.args, e.Args) && len(si.extra) == 0
+		si.command == e.Command && slices.Equal(si.args, e.Args) && maps.Equal(si.env, e.Env) && len(si.extra) == 0
 }
 
 func (si serverInfo) entry(name string) (Entry, error) {
 	if si.notObject != "" || !si.hasCommand || si.badCommand || !si.argsOK {
-		return Entry{Name: name, Command: si.command, Args: si.args},
+		return Entry{Name: name, Command: si.command, Args: si.args, Env: si.env},
 			fmt.Errorf("%w: %q is %s", ErrUnexpectedEntry, name, si.describe())
 	}
-	return Entry{Name: name, Command: si.command, Args: si.args}, nil
+	return Entry{Name: name, Command: si.command, Args: si.args, Env: si.env}, nil
 }
 
 // describe shows an entry for a message: command and args, and only the
@@ -468,6 +543,9 @@ func (si serverInfo) describe() string {
 			q[i] = quoteShort(a)
 		}
 		parts = append(parts, "args ["+strings.Join(q, ", ")+"]")
+	}
+	if len(si.env) > 0 {
+		parts = append(parts, "env "+strings.Join(slices.Sorted(maps.Keys(si.env)), ", "))
 	}
 	if len(si.extra) > 0 {
 		parts = append(parts, "also "+strings.Join(si.extra, ", "))

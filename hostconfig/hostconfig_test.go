@@ -639,3 +639,46 @@ func TestParseHost(t *testing.T) {
 		t.Errorf("Install(vscode) = %v", err)
 	}
 }
+
+// TestEntryEnv: an entry's environment (TV_VAULT) is written, read back and
+// compared in every format; an entry differing only in env is replaced
+// only with force.
+func TestEntryEnv(t *testing.T) {
+	e := Entry{Name: "tv", Command: "/opt/tv", Args: []string{"mcp", "serve"}, Env: map[string]string{"TV_VAULT": `/srv/te"am.git`}}
+	for _, h := range Hosts {
+		t.Run(string(h), func(t *testing.T) {
+			out, ch, err := installBytes(h, nil, e, false)
+			if err != nil || ch != Created {
+				t.Fatalf("install = %q, %v", ch, err)
+			}
+			got, ok, err := lookupBytes(h, out, "tv")
+			if err != nil || !ok || got.Env["TV_VAULT"] != e.Env["TV_VAULT"] || len(got.Env) != 1 {
+				t.Fatalf("lookup = %+v %v %v\n%s", got, ok, err, out)
+			}
+			if _, ch, err := installBytes(h, out, e, false); err != nil || ch != Unchanged {
+				t.Fatalf("reinstall = %q, %v", ch, err)
+			}
+			other := e
+			other.Env = map[string]string{"TV_VAULT": "/elsewhere.git"}
+			if _, _, err := installBytes(h, out, other, false); !errors.Is(err, ErrEntryExists) {
+				t.Fatalf("install of a different env without force = %v", err)
+			}
+			plain := Entry{Name: "tv", Command: "/opt/tv", Args: []string{"mcp", "serve"}}
+			out2, ch, err := installBytes(h, out, plain, true)
+			if err != nil || ch != Updated {
+				t.Fatalf("force = %q %v", ch, err)
+			}
+			if got, _, _ := lookupBytes(h, out2, "tv"); len(got.Env) != 0 {
+				t.Fatalf("env left after replacing with an entry without one:\n%s", out2)
+			}
+			if _, ch, _, err := uninstallBytes(h, out, "tv"); err != nil || ch != Removed {
+				t.Fatalf("uninstall = %q %v", ch, err)
+			}
+		})
+	}
+	bad := e
+	bad.Env = map[string]string{"1X": "v"}
+	if _, err := JSONSnippet(bad); !errors.Is(err, ErrInvalidEntry) {
+		t.Fatalf("bad env name accepted: %v", err)
+	}
+}

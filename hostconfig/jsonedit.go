@@ -252,13 +252,14 @@ func lineIndent(d []byte, i int) string {
 
 // jsonServer is tv's entry as written; field order is the output order.
 type jsonServer struct {
-	Type    string   `json:"type,omitempty"`
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
 func newJSONServer(e Entry, typed bool) jsonServer {
-	s := jsonServer{Command: e.Command, Args: e.Args}
+	s := jsonServer{Command: e.Command, Args: e.Args, Env: e.Env}
 	if s.Args == nil {
 		s.Args = []string{}
 	}
@@ -477,9 +478,12 @@ func readJSONServer(raw []byte) serverInfo {
 				si.extra = append(si.extra, "type")
 			}
 		case "env":
-			var env map[string]json.RawMessage
-			if v[0] != '{' || json.Unmarshal(v, &env) != nil || len(env) > 0 {
+			var env map[string]string
+			switch {
+			case v[0] != '{' || json.Unmarshal(v, &env) != nil:
 				si.extra = append(si.extra, "env")
+			case len(env) > 0:
+				si.env = env
 			}
 		default:
 			si.extra = append(si.extra, quoteShort(m.key))

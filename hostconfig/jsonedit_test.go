@@ -167,7 +167,7 @@ func TestJSONEquivalentEntries(t *testing.T) {
 func TestJSONEntryExistsMessage(t *testing.T) {
 	in := `{"mcpServers": {"tv": {"command": "/opt/tv", "args": ["serve"], "env": {"TOKEN": "s3cret"}, "cwd": "/x"}}}`
 	_, _, err := jsonInstall([]byte(in), shortEntry, false, false)
-	want := `a different MCP server entry with this name exists: "tv" is registered with command "/opt/tv", args ["serve"], also env, "cwd"; pass --force to replace it, or --name to register tv under another name`
+	want := `a different MCP server entry with this name exists: "tv" is registered with command "/opt/tv", args ["serve"], env TOKEN, also "cwd"; pass --force to replace it, or --name to register tv under another name`
 	if err == nil || err.Error() != want {
 		t.Errorf("message:\n%v\nwant:\n%s", err, want)
 	}

@@ -10,6 +10,7 @@ package hostconfig
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -549,10 +550,20 @@ func tomlEntry(e Entry, nl string) []byte {
 	for i, a := range e.Args {
 		args[i] = quoteTOML(a)
 	}
-	return []byte("[" + mcpServersTable + "." + e.Name + "]" + nl +
+	out := "[" + mcpServersTable + "." + e.Name + "]" + nl +
 		"command = " + quoteTOML(e.Command) + nl +
-		"args = [" + strings.Join(args, ", ") + "]" + nl)
+		"args = [" + strings.Join(args, ", ") + "]" + nl
+	if len(e.Env) > 0 {
+		out += nl + "[" + mcpServersTable + "." + e.Name + "." + envTable + "]" + nl
+		for _, k := range slices.Sorted(maps.Keys(e.Env)) {
+			out += k + " = " + quoteTOML(e.Env[k]) + nl
+		}
+	}
+	return []byte(out)
 }
+
+// envTable is the sub-table of tv's entry holding its environment.
+const envTable = "env"
 
 // info reads tv's entry from its tables.
 func (doc *tomlDoc) info() serverInfo {
@@ -562,6 +573,12 @@ func (doc *tomlDoc) info() serverInfo {
 	}
 	for _, bi := range doc.tv {
 		b := doc.blocks[bi]
+		if len(b.header.path) == 3 && b.header.path[2] == envTable && !b.header.array {
+			if !doc.readEnv(b, &si) {
+				si.extra = append(si.extra, "table ["+strings.Join(b.header.path, ".")+"]")
+			}
+			continue
+		}
 		if bi != doc.main {
 			si.extra = append(si.extra, "table ["+strings.Join(b.header.path, ".")+"]")
 			continue
@@ -588,6 +605,26 @@ func (doc *tomlDoc) info() serverInfo {
 		}
 	}
 	return si
+}
+
+// readEnv reads an env sub-table of plain NAME = "value" lines into si;
+// false when it holds anything else.
+func (doc *tomlDoc) readEnv(b tomlBlock, si *serverInfo) bool {
+	env := map[string]string{}
+	for _, kv := range b.kvs {
+		v, ok := tomlString(doc.data[kv.valStart:kv.valEnd])
+		if len(kv.key) != 1 || !ok || !validEnvKey(kv.key[0]) {
+			return false
+		}
+		if _, dup := env[kv.key[0]]; dup {
+			return false
+		}
+		env[kv.key[0]] = v
+	}
+	if len(env) > 0 {
+		si.env = env
+	}
+	return true
 }
 
 // edit is one byte-range replacement.
@@ -701,7 +738,13 @@ func tomlUninstall(s []byte, name string) ([]byte, Change, bool, error) {
 	}
 	var edits []edit
 	for _, bi := range doc.tv {
-		edits = append(edits, doc.removal(bi))
+		r := doc.removal(bi)
+		if n := len(edits); n > 0 && r.start < edits[n-1].end {
+			// The blank line before a last table (its env sub-table) is
+			// already in the previous table's removal.
+			r.start = edits[n-1].end
+		}
+		edits = append(edits, r)
 	}
 	out := apply(s, edits)
 	empty := len(bytes.TrimSpace(out[bomLen(out):])) == 0

@@ -120,7 +120,7 @@ func TestTOMLForceReplace(t *testing.T) {
 	if !errors.Is(err, ErrEntryExists) {
 		t.Fatalf("install without force = %v", err)
 	}
-	want := `"tv" is registered with command "/old/tv", args ["serve"], also "startup_timeout_sec", table [mcp_servers.tv.env]; pass --force`
+	want := `"tv" is registered with command "/old/tv", args ["serve"], env TOKEN, also "startup_timeout_sec"; pass --force`
 	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("message %q, want it to contain %q and no secret", err, want)
 	}

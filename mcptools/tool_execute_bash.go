@@ -116,7 +116,7 @@ func RunBash(ctx context.Context, command, dir string, timeout time.Duration, ma
 	defer pr.Close()
 	cmd := exec.Command(bash, "-c", command)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newProcessGroup(cmd)
 	start := time.Now()
 	err = cmd.Start()
 	pw.Close()
@@ -143,7 +143,7 @@ func RunBash(ctx context.Context, command, dir string, timeout time.Duration, ma
 	// group goes, background jobs included, so nothing it started is left
 	// running untracked (a job that called setsid has left the group and
 	// escapes this).
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killProcessGroup(cmd)
 	if !returned {
 		reaped = <-exited
 	}

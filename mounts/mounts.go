@@ -24,7 +24,13 @@ type Mount struct {
 	WorkspaceID   string    `json:"workspace_id"`
 	WorkspaceName string    `json:"workspace_name"`
 	CheckedOutAt  time.Time `json:"checked_out_at"`
+	// Mounted false (written by hand or another tool) keeps the record but
+	// stops serving it; absent means mounted.
+	Mounted *bool `json:"mounted,omitempty"`
 }
+
+// ErrNotMounted: Forget found no record for the directory.
+var ErrNotMounted = errors.New("no mount record for this directory")
 
 type file struct {
 	Mounts []Mount `json:"mounts"`
@@ -45,13 +51,52 @@ func DefaultPath(getenv func(string) string) (string, error) {
 
 // Read returns the live mounts of the registry at path, sorted by path.
 // An absent registry is empty. Entries whose directory no longer holds a
-// manifest are left out (Add and Prune drop them from the file).
+// manifest are left out (Add drops them from the file), and so are those
+// marked "mounted": false.
 func Read(path string) ([]Mount, error) {
 	all, err := readAll(path)
 	if err != nil {
 		return nil, err
 	}
-	return live(all), nil
+	out := live(all)[:0:0]
+	for _, m := range live(all) {
+		if m.Mounted == nil || *m.Mounted {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Forget removes the record of the checkout at dir (which need not exist
+// any more) and returns it; ErrNotMounted when there is none.
+func Forget(path, dir string) (Mount, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Mount{}, err
+	}
+	abs = filepath.Clean(abs)
+	unlock, err := lockRegistry(path)
+	if err != nil {
+		return Mount{}, err
+	}
+	defer unlock()
+	all, err := readAll(path)
+	if err != nil {
+		return Mount{}, err
+	}
+	var kept []Mount
+	var gone *Mount
+	for i, m := range all {
+		if m.Path == abs && gone == nil {
+			gone = &all[i]
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if gone == nil {
+		return Mount{}, fmt.Errorf("%w: %s (see the registry %s)", ErrNotMounted, abs, path)
+	}
+	return *gone, write(path, kept)
 }
 
 // Add records a checkout at dir (replacing any entry for the same path)

@@ -1,6 +1,8 @@
 package mounts
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,5 +68,39 @@ func TestConcurrentAdd(t *testing.T) {
 	wg.Wait()
 	if ms, _ := Read(reg); len(ms) != n {
 		t.Fatalf("%d of %d mounts recorded", len(ms), n)
+	}
+}
+
+// TestForgetAndMountedFalse: Forget removes a record (even of a checkout
+// still on disk) and reports a missing one; a record marked
+// "mounted": false is kept in the file but not read as a mount.
+func TestForgetAndMountedFalse(t *testing.T) {
+	reg := filepath.Join(t.TempDir(), "mounts.json")
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, d := range dirs {
+		if err := os.WriteFile(filepath.Join(d, ManifestName), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Add(reg, Mount{Path: d, WorkspaceID: fmt.Sprint("ws_", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, err := Forget(reg, dirs[0]); err != nil || m.Path != dirs[0] {
+		t.Fatalf("Forget = %+v, %v", m, err)
+	}
+	if _, err := Forget(reg, dirs[0]); !errors.Is(err, ErrNotMounted) {
+		t.Fatalf("second Forget = %v, want ErrNotMounted", err)
+	}
+	ms, err := Read(reg)
+	if err != nil || len(ms) != 1 || ms[0].Path != dirs[1] {
+		t.Fatalf("Read after Forget = %+v, %v", ms, err)
+	}
+	b, _ := os.ReadFile(reg)
+	b = bytes.Replace(b, []byte(`"workspace_id"`), []byte(`"mounted": false, "workspace_id"`), 1)
+	if err := os.WriteFile(reg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := Read(reg); err != nil || len(ms) != 0 {
+		t.Fatalf("Read with mounted:false = %+v, %v", ms, err)
 	}
 }

@@ -172,7 +172,7 @@ func openRegular(parent *os.Root, name, clean string) (*os.File, fs.FileInfo, er
 	if err := checkRegular(fi, clean); err != nil {
 		return nil, nil, err
 	}
-	fh, err := parent.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	fh, err := parent.OpenFile(name, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: opening %s: %v", ErrChanged, Show(clean), err)
 	}
@@ -412,7 +412,7 @@ func replace(parent *os.Root, name string, data []byte, mode fs.FileMode) error 
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	tmp := ".tv-write-" + hex.EncodeToString(rnd[:]) + ".tmp"
-	fh, err := parent.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	fh, err := parent.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 	if err != nil {
 		return err
 	}

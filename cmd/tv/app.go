@@ -20,6 +20,9 @@ type IO struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Environ lists the whole environment (for the servers tv mcp doctor
+	// starts); nil means only the variables Getenv is asked for.
+	Environ func() []string
 	// StderrIsTerminal reports whether progress bars may be drawn.
 	StderrIsTerminal bool
 }
@@ -28,6 +31,9 @@ type IO struct {
 type app struct {
 	io   *IO
 	json bool
+	// cmd is the command the command line names (tv's own resolution),
+	// whose help a usage error points at.
+	cmd *cli.Command
 }
 
 // actionError marks an error returned by a command's own action, as opposed
@@ -42,15 +48,50 @@ func (e actionError) Unwrap() error { return e.err }
 func Run(ctx context.Context, args []string, stdio *IO) int {
 	a := &app{io: stdio, json: wantsJSON(args[1:])}
 	root := a.rootCommand()
+	r := resolveArgs(root, args[1:])
+	a.cmd = r.cmd
+	if !completing(args) {
+		if done, err := a.preflight(r); err != nil {
+			return a.fail(err)
+		} else if done {
+			return ExitOK
+		}
+	}
 	err := root.Run(ctx, args)
 	if err == nil {
 		return ExitOK
 	}
 	var ae actionError
 	if !errors.As(err, &ae) && !errors.Is(err, errUsage) {
-		err = fmt.Errorf("%w: %v", errUsage, err)
+		err = fmt.Errorf("%w: %v", errUsage, a.explainParseError(err, args[1:]))
 	}
 	return a.fail(err)
+}
+
+// preflight answers what tv decides before urfave/cli parses: an unknown
+// command (named, with a suggestion, before any flag complaint), --help
+// at any depth, the root's --version, and --json given to a command that
+// does not print JSON. done reports that it answered the command line.
+func (a *app) preflight(r resolved) (done bool, err error) {
+	switch {
+	case r.unknown != "":
+		return true, unknownCommandError(r.cmd, r.unknown)
+	case r.help:
+		writeHelp(a.io.Stdout, r.cmd)
+		return true, nil
+	case r.version && parentOf(r.cmd) == nil:
+		return true, a.printVersion()
+	}
+	if !a.json {
+		return false, nil
+	}
+	if why, ok := noJSON[fullName(r.cmd)]; ok {
+		return true, usagef("%s does not print JSON (%s); drop --json", fullName(r.cmd), why)
+	}
+	if len(r.cmd.Commands) > 0 {
+		return true, usagef("%s is a group of commands; --json applies to its commands (see `%s --help`)", fullName(r.cmd), fullName(r.cmd))
+	}
+	return false, nil
 }
 
 // fail reports err on stderr (or as the JSON error document on stdout with
@@ -65,13 +106,13 @@ func (a *app) fail(err error) int {
 		msg = strings.TrimPrefix(msg, "usage: ")
 	}
 	if a.json {
-		doc := map[string]any{"code": name, "message": msg}
+		doc := map[string]any{"code": name, "exit_code": code, "message": msg}
 		addErrorDetails(doc, err)
 		writeJSON(a.io.Stdout, map[string]any{"error": doc})
 	} else {
 		fmt.Fprintf(a.io.Stderr, "tv: %s\n", msg)
 		if code == ExitUsage {
-			fmt.Fprintln(a.io.Stderr, "Run `tv --help` for usage.")
+			fmt.Fprintf(a.io.Stderr, "Run `%s --help` for usage.\n", fullName(a.cmd))
 		}
 	}
 	return code
@@ -110,19 +151,38 @@ func usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
 
-// exactArgs checks the positional argument count.
+// exactArgs checks the positional argument count; names says what they
+// are ("ID|NAME").
 func exactArgs(cmd *cli.Command, n int, names string) error {
-	if got := cmd.Args().Len(); got != n {
-		return usagef("%s takes %d argument(s): %s (got %d)", cmd.FullName(), n, names, got)
+	got := cmd.Args().Len()
+	switch {
+	case got == n:
+		return nil
+	case n == 0:
+		return usagef("%s takes no arguments (got %s: %q)", cmd.FullName(), plural(got, "argument"), cmd.Args().First())
+	case got < n:
+		return usagef("missing %s: %s takes %s: %s", strings.Join(strings.Fields(names)[got:], " "), cmd.FullName(), plural(n, "argument"), names)
 	}
-	return nil
+	return usagef("%s takes %s: %s (got %d)", cmd.FullName(), plural(n, "argument"), names, got)
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // addErrorDetails adds the structured detail of known errors to a JSON
 // error document: ICM findings, conflicting paths.
 func addErrorDetails(doc map[string]any, err error) {
 	if inv, ok := asInvalid(err); ok {
-		doc["findings"] = inv.Findings
+		doc["findings"] = findingDocs(inv.Findings)
+	}
+	var id invalidDoc
+	if errors.As(err, &id) {
+		doc[id.key] = id.doc
 	}
 	var ce *engine.ConflictError
 	if errors.As(err, &ce) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thalix/tv/engine"
 )
@@ -97,5 +98,43 @@ func TestClassify(t *testing.T) {
 				t.Fatalf("classify = %d %s, want %d %s", code, name, tc.code, tc.name)
 			}
 		})
+	}
+}
+
+// TestTerminalCapabilities: bars only on a terminal that can redraw
+// (TERM=dumb and NO_COLOR turn them off).
+func TestTerminalCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		terminal bool
+		env      map[string]string
+		want     bool
+	}{
+		{"terminal", true, nil, true},
+		{"TERM=dumb", true, map[string]string{"TERM": "dumb"}, false},
+		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, false},
+		{"pipe", false, map[string]string{"TERM": "xterm"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &app{io: &IO{Getenv: func(k string) string { return tc.env[k] }, StderrIsTerminal: tc.terminal}}
+			if got := a.progress() != nil; got != tc.want {
+				t.Fatalf("progress drawn = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHumanTimeLocal: human output is in $TZ with its offset.
+func TestHumanTimeLocal(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for tz, want := range map[string]string{
+		"UTC":           "2026-01-02 03:04 +0000",
+		"Europe/Berlin": "2026-01-02 04:04 +0100",
+		"Asia/Kolkata":  "2026-01-02 08:34 +0530",
+	} {
+		a := &app{io: &IO{Getenv: func(k string) string { return map[string]string{"TZ": tz}[k] }}}
+		if got := a.humanTime(at); got != want {
+			t.Errorf("TZ=%s: %s, want %s", tz, got, want)
+		}
 	}
 }

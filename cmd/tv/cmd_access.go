@@ -52,7 +52,7 @@ func (a *app) runGrant(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(g, func(w io.Writer) {
+	return a.output(newGrantDoc(*g, accessNames(ctx, e)), func(w io.Writer) {
 		fmt.Fprintf(w, "Granted %s %s on %s\n", g.User, g.Rank, g.Target())
 	})
 }
@@ -69,7 +69,7 @@ func (a *app) runRevoke(ctx context.Context, cmd *cli.Command) error {
 	if err := e.RevokeAccess(ctx, user, target); err != nil {
 		return err
 	}
-	return a.output(map[string]any{"revoked": true, "user": user, "target": target}, func(w io.Writer) {
+	return a.output(newGrantDoc(revokedGrant(user, target, accessNames(ctx, e)), accessNames(ctx, e)), func(w io.Writer) {
 		fmt.Fprintf(w, "Revoked %s on %s\n", user, target)
 	})
 }
@@ -86,7 +86,14 @@ func (a *app) runAccessList(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(l, func(w io.Writer) {
+	names := accessNames(ctx, e)
+	grants := make([]grantDoc, 0, len(l.Grants))
+	for _, g := range l.Grants {
+		grants = append(grants, newGrantDoc(g, names))
+	}
+	doc := map[string]any{"grants": grants}
+	setIf(doc, "access_version", jsonHash(l.Version))
+	return a.output(doc, func(w io.Writer) {
 		if len(l.Grants) == 0 {
 			fmt.Fprintln(w, "No grants yet: the first user to write to this vault becomes its manager.")
 			return

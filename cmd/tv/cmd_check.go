@@ -62,6 +62,9 @@ func (a *app) runCheck(ctx context.Context, cmd *cli.Command) error {
 	}
 	rep.Strict = cmd.Bool("strict")
 	rep.Rules = checkRules()
+	if a.json {
+		return a.checkJSON(rep)
+	}
 	if err := checkfmt.Write(a.io.Stdout, format, rep); err != nil {
 		return err
 	}
@@ -202,4 +205,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkJSON prints check's --json document in tv's JSON style; a failed
+// check is the invalid-tree error document, with the report.
+func (a *app) checkJSON(rep *checkfmt.Report) error {
+	doc := map[string]any{"source": rep.Source, "files": rep.Files, "ignored": rep.Ignored, "strict": rep.Strict,
+		"valid": rep.Valid, "findings": findingDocs(rep.Findings)}
+	setIf(doc, "root", rep.Root)
+	if rep.Failed() {
+		return invalidDoc{InvalidTreeError: &engine.InvalidTreeError{Findings: rep.Findings}, key: "report", doc: doc}
+	}
+	return writeJSON(a.io.Stdout, doc)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,12 +71,13 @@ type doctorLogin struct {
 
 // doctorRegistration is one host's entry of one name.
 type doctorRegistration struct {
-	Host       hostconfig.Host `json:"host"`
-	Path       string          `json:"path"`
-	Name       string          `json:"name"`
-	Registered bool            `json:"registered"`
-	Command    string          `json:"command,omitempty"`
-	Args       []string        `json:"args,omitempty"`
+	Host       hostconfig.Host   `json:"host"`
+	Path       string            `json:"path"`
+	Name       string            `json:"name"`
+	Registered bool              `json:"registered"`
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
 	// Server is serve or local when the entry runs tv's server.
 	Server string `json:"server,omitempty"`
 	// CommandOK: the command exists and is executable.
@@ -83,6 +85,43 @@ type doctorRegistration struct {
 	// Problem makes the doctor fail; Note does not.
 	Problem string `json:"problem,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// launchEnv is the environment the host gives the server: a base
+	// environment and the entry's env, not the doctor's TV_* variables.
+	launchEnv []string
+}
+
+// hostEnvKeys are the variables a host's server gets from the doctor's
+// environment when the whole environment is not known (IO.Environ nil).
+var hostEnvKeys = []string{"HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TMPDIR", "TZ",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+	"APPDATA", "LOCALAPPDATA", "USERPROFILE", "SystemRoot", "ComSpec", "PATHEXT", "TEMP", "TMP",
+	"GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"}
+
+// hostEnviron is the environment a host launches an entry with: the
+// doctor's own without any TV_* variable (they choose the vault, the
+// served workspaces and the executable, and a host does not have the
+// caller's shell settings), then the entry's env.
+func (a *app) hostEnviron(entry map[string]string) []string {
+	var base []string
+	if a.io.Environ != nil {
+		base = a.io.Environ()
+	} else {
+		for _, k := range hostEnvKeys {
+			if v := a.io.Getenv(k); v != "" {
+				base = append(base, k+"="+v)
+			}
+		}
+	}
+	var out []string
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, "TV_") {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(entry)) {
+		out = append(out, k+"="+entry[k])
+	}
+	return out
 }
 
 // doctorServer is one server check: where its command line came from and
@@ -145,6 +184,7 @@ func (a *app) runMCPDoctor(ctx context.Context, cmd *cli.Command) error {
 	for _, h := range hostconfig.Hosts {
 		for _, n := range names {
 			reg := lookupRegistration(h, env, n)
+			reg.launchEnv = a.hostEnviron(reg.Env)
 			if reg.Problem != "" {
 				problem("%s: %s", h, reg.Problem)
 			}
@@ -172,7 +212,7 @@ func (a *app) runMCPDoctor(ctx context.Context, cmd *cli.Command) error {
 	}
 	if !r.OK {
 		if !a.json {
-			fmt.Fprintf(a.io.Stderr, "tv: mcp doctor: %d problem(s), see above\n", len(r.Problems))
+			fmt.Fprintf(a.io.Stderr, "tv: mcp doctor: %s, see above\n", plural(len(r.Problems), "problem"))
 		}
 		return silent{fmt.Errorf("%w: %s", errCheckFailed, strings.Join(r.Problems, "; "))}
 	}
@@ -183,7 +223,7 @@ func (a *app) runMCPDoctor(ctx context.Context, cmd *cli.Command) error {
 // command.
 func lookupRegistration(h hostconfig.Host, env hostconfig.Env, name string) doctorRegistration {
 	e, ok, path, err := hostconfig.Lookup(h, env, name)
-	reg := doctorRegistration{Host: h, Path: path, Name: name, Registered: ok, Command: e.Command, Args: e.Args}
+	reg := doctorRegistration{Host: h, Path: path, Name: name, Registered: ok, Command: e.Command, Args: e.Args, Env: e.Env}
 	switch {
 	case errors.Is(err, hostconfig.ErrUnexpectedEntry):
 		reg.Note = fmt.Sprintf("%q is not a stdio command entry (%v); not checked", name, err)
@@ -200,6 +240,13 @@ func lookupRegistration(h hostconfig.Host, env hostconfig.Env, name string) doct
 		return reg
 	}
 	reg.Server = server
+	if server == serverLocal {
+		if root := launchRoot(h, e.Args); root != "" && filepath.Dir(root) == root {
+			reg.Problem = fmt.Sprintf("entry %q in %s would serve %s, the whole filesystem (%s starts servers there and the entry names no --root); "+
+				"run `tv mcp install --target %s --force%s --root DIR` with the directory the agent works in", name, path, root, h, h, installFlags(server, name))
+			return reg
+		}
+	}
 	if p := checkCommand(e.Command); p != "" {
 		reg.Problem = fmt.Sprintf("entry %q in %s: %s; run `tv mcp install --force%s` to register this tv",
 			name, path, p, installFlags(server, name))
@@ -207,6 +254,20 @@ func lookupRegistration(h hostconfig.Host, env hostconfig.Env, name string) doct
 	}
 	reg.CommandOK = true
 	return reg
+}
+
+// launchRoot is the directory a local entry serves: its --root, else the
+// directory host h starts servers in ("" for a project directory).
+func launchRoot(h hostconfig.Host, args []string) string {
+	for i, a := range args {
+		if a == "--root" && i+1 < len(args) {
+			return filepath.Clean(args[i+1])
+		}
+		if v, ok := strings.CutPrefix(a, "--root="); ok {
+			return filepath.Clean(v)
+		}
+	}
+	return hostconfig.LaunchDir(h)
 }
 
 // installFlags are the install flags that re-create an entry of server
@@ -266,16 +327,18 @@ func doctorTargets(kinds []string, regs []doctorRegistration, exe string) []doct
 				continue
 			}
 			if i := slices.IndexFunc(mine, func(t doctorTarget) bool {
-				return t.Command == reg.Command && slices.Equal(t.Args, reg.Args)
+				return t.Command == reg.Command && slices.Equal(t.Args, reg.Args) && slices.Equal(t.Env, reg.launchEnv)
 			}); i >= 0 {
 				if !slices.Contains(mine[i].hosts, reg.Host) {
 					mine[i].hosts = append(mine[i].hosts, reg.Host)
 				}
 				continue
 			}
-			mine = append(mine, newDoctorTarget(kind, reg.Command, reg.Args, "registered", reg.Host))
+			t := newDoctorTarget(kind, reg.Command, reg.Args, "registered", reg.Host)
+			t.Env = reg.launchEnv
+			mine = append(mine, t)
 		}
-		unscoped := slices.IndexFunc(mine, func(t doctorTarget) bool { return len(t.Args) == 2 })
+		unscoped := slices.IndexFunc(mine, func(t doctorTarget) bool { return len(t.Args) == 2 || kind == serverLocal })
 		if unscoped < 0 {
 			switch {
 			case len(mine) > 0:
@@ -392,7 +455,7 @@ func printDoctor(w io.Writer, r doctorReport) {
 		fmt.Fprintln(w, "all checks passed")
 		return
 	}
-	fmt.Fprintf(w, "%d problem(s):\n", len(r.Problems))
+	fmt.Fprintf(w, "%s:\n", plural(len(r.Problems), "problem"))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  - %s\n", p)
 	}

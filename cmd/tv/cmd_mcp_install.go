@@ -11,7 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/hostconfig"
+	vaultmcp "github.com/thalix/tv/mcptools/vault"
 	"github.com/urfave/cli/v3"
 )
 
@@ -33,40 +35,50 @@ const envExecutable = "TV_EXECUTABLE"
 
 // serverFlag, nameFlag, … are new flag values per command: urfave/cli
 // keeps parse state in the flag.
-func serverFlag() cli.Flag {
-	return &cli.StringFlag{Name: "server", Value: serverServe, Usage: "which server the entry runs: serve (vault tools) or local (local workspace tools)"}
+func serverFlag(def string) cli.Flag {
+	usage := "which server the entry runs: serve (vault tools) or local (local workspace tools)"
+	if def == "" {
+		usage = "narrow to the entries running this server: serve or local (default: every tv entry)"
+	}
+	return &cli.StringFlag{Name: "server", Value: def, Usage: usage}
 }
 
 func nameFlag() cli.Flag {
 	return &cli.StringFlag{Name: "name", Usage: "the entry's name in the host config (default " + defaultServeName + ", or " + defaultLocalName + " with --server local)"}
 }
 
-func scopeFlags() []cli.Flag {
+// pinFlags are what an entry pins: the scope, the vault and the root.
+func pinFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "workspace", Usage: "scope the serve entry to this workspace (with --stage)"},
-		&cli.StringFlag{Name: "stage", Usage: "scope the serve entry to this direct stage folder (with --workspace)"},
+		&cli.StringFlag{Name: "workspace", Usage: "scope the serve entry to this workspace (with --stage); checked now"},
+		&cli.StringFlag{Name: "stage", Usage: "scope the serve entry to this direct stage folder (with --workspace); checked now"},
+		&cli.StringFlag{Name: "vault", Usage: "the vault the entry opens (path or URL), written as its TV_VAULT (default: the host's default vault)"},
+		&cli.StringFlag{Name: "root", Usage: "launch directory of a --server local entry (needed for hosts that start servers in /, like claude-desktop)"},
 	}
 }
 
-func targetFlag() cli.Flag {
-	return &cli.StringFlag{Name: "target", Value: "all", Usage: "host(s) to edit: claude-code, claude-desktop, cursor, codex, a comma-separated list, or all"}
+func targetFlag(verb string) cli.Flag {
+	return &cli.StringFlag{Name: "target", Usage: "host(s) to " + verb + ": claude-code, claude-desktop, cursor, codex, a comma-separated list, or all (default: the hosts present on this machine)"}
 }
 
 func (a *app) mcpInstallCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "install",
 		Usage: "register tv's stdio MCP server in MCP hosts' config files",
-		Description: "Writes one entry per host: the absolute path of this tv executable (symlinks resolved; $TV_EXECUTABLE overrides it) " +
-			"and the arguments `mcp serve` (optionally scoped with --workspace and --stage) or `mcp local`; nothing else — no environment, " +
-			"no credential. Every other key and server in the file stays byte for byte. An equal entry is left alone (\"unchanged\"); a different " +
-			"entry of the same name is replaced only with --force. Hosts and files: claude-code ~/.claude.json, claude-desktop " +
+		Description: "Writes one entry per host: the absolute path of this tv executable (symlinks resolved; $TV_EXECUTABLE overrides it, and must name an executable) " +
+			"and the arguments `mcp serve` (optionally scoped with --workspace and --stage, which must name a workspace and stage you can see: exit 6 otherwise) " +
+			"or `mcp local` (with --root DIR); with --vault, the environment TV_VAULT=VAULT; never a credential. " +
+			"Without --target it edits the hosts present on this machine (a config file or directory, or the host's command on PATH) and says which it skipped; " +
+			"a host named with --target is edited even when absent. claude-desktop starts servers in /, so a --server local entry for it needs --root. " +
+			"Every other key and server in the file stays byte for byte. The report says per host whether the file was created, the entry added, updated (--force) or unchanged; " +
+			"a different entry of the same name is replaced only with --force. Hosts and files: claude-code ~/.claude.json, claude-desktop " +
 			"claude_desktop_config.json (Linux $XDG_CONFIG_HOME/Claude, macOS ~/Library/Application Support/Claude, Windows %APPDATA%\\Claude), " +
 			"cursor ~/.cursor/mcp.json, codex $CODEX_HOME/config.toml (default ~/.codex/config.toml).",
-		UsageText: "tv mcp install [--target claude-code|claude-desktop|cursor|codex|all] [--server serve|local] [--name NAME] [--workspace W --stage S] [--force] [--json]",
+		UsageText: "tv mcp install [--target HOSTS] [--server serve|local] [--name NAME] [--workspace W --stage S] [--vault VAULT] [--root DIR] [--force] [--json]",
 		Flags: append([]cli.Flag{
-			targetFlag(), serverFlag(), nameFlag(),
+			targetFlag("edit"), serverFlag(serverServe), nameFlag(),
 			&cli.BoolFlag{Name: "force", Usage: "replace a different entry of the same name"},
-		}, scopeFlags()...),
+		}, pinFlags()...),
 		Action: a.action(a.runMCPInstall),
 	}
 }
@@ -74,12 +86,13 @@ func (a *app) mcpInstallCommand() *cli.Command {
 func (a *app) mcpUninstallCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "uninstall",
-		Usage: "remove tv's entry from MCP hosts' config files",
-		Description: "Removes only the entry of that name, and only when it runs `mcp serve` or `mcp local` (tv's entry) unless --force; " +
-			"every other key and server stays. A file tv created and that holds nothing else is deleted.",
-		UsageText: "tv mcp uninstall [--target claude-code|claude-desktop|cursor|codex|all] [--server serve|local] [--name NAME] [--force] [--json]",
+		Usage: "remove tv's entries from MCP hosts' config files",
+		Description: "Removes every entry tv installs (" + defaultServeName + " and " + defaultLocalName + "), or only the --server kind, or only --name; " +
+			"an entry of that name is removed only when it runs `mcp serve` or `mcp local` (tv's entry) unless --force. Every other key and server stays. " +
+			"A file left holding nothing else is deleted. Without --target it looks at every host and writes only where an entry is.",
+		UsageText: "tv mcp uninstall [--target HOSTS] [--server serve|local] [--name NAME] [--force] [--json]",
 		Flags: []cli.Flag{
-			targetFlag(), serverFlag(), nameFlag(),
+			targetFlag("edit"), serverFlag(""), nameFlag(),
 			&cli.BoolFlag{Name: "force", Usage: "remove the entry even if it does not run tv's server"},
 		},
 		Action: a.action(a.runMCPUninstall),
@@ -89,26 +102,38 @@ func (a *app) mcpUninstallCommand() *cli.Command {
 func (a *app) mcpConfigCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "config",
-		Usage: "print tv's MCP server entry as JSON, for hosts tv mcp install does not edit",
-		Description: "Prints {\"mcpServers\": {NAME: {\"command\": …, \"args\": […]}}} with this executable's absolute path, " +
-			"ready for a host's --mcp-config or config file. The output is JSON with or without --json.",
-		UsageText: "tv mcp config [--server serve|local] [--name NAME] [--workspace W --stage S]",
-		Flags:     append([]cli.Flag{serverFlag(), nameFlag()}, scopeFlags()...),
-		Action:    a.action(a.runMCPConfig),
+		Usage: "print tv's MCP server entry, for hosts tv mcp install does not edit",
+		Description: "Prints {\"mcpServers\": {NAME: {\"command\": …, \"args\": […], \"env\": {\"TV_VAULT\": …}}}} with this executable's absolute path, " +
+			"ready for a host's --mcp-config or config file, or with --format toml Codex's [mcp_servers.NAME] table. The output is the host's format with or " +
+			"without --json (its keys are the hosts', like mcpServers).",
+		UsageText: "tv mcp config [--server serve|local] [--name NAME] [--workspace W --stage S] [--vault VAULT] [--root DIR] [--format json|toml]",
+		Flags: append([]cli.Flag{serverFlag(serverServe), nameFlag(),
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (mcpServers, for most hosts) or toml (Codex's config.toml)"},
+		}, pinFlags()...),
+		Action: a.action(a.runMCPConfig),
 	}
 }
 
-// entrySpec is the server an entry runs, from --server, --name,
-// --workspace and --stage.
+// entrySpec is the entry to register, from --server, --name, --workspace,
+// --stage, --vault and --root.
 type entrySpec struct {
 	server string
 	name   string
 	args   []string
+	env    map[string]string
+	root   string // --root, absolute ("" for none)
+	ws     string
+	stage  string
 }
 
 func parseEntrySpec(cmd *cli.Command) (entrySpec, error) {
 	s := entrySpec{server: cmd.String("server")}
 	ws, stage := cmd.String("workspace"), cmd.String("stage")
+	for flag, v := range map[string]string{"--workspace": ws, "--stage": stage, "--vault": cmd.String("vault"), "--root": cmd.String("root")} {
+		if v != "" && (strings.HasPrefix(v, "-") || strings.TrimSpace(v) != v) {
+			return s, usagef("%s %q: the value must not start with '-' or have surrounding spaces", flag, v)
+		}
+	}
 	switch s.server {
 	case serverServe:
 		s.name, s.args = defaultServeName, []string{"mcp", serverServe}
@@ -116,20 +141,48 @@ func parseEntrySpec(cmd *cli.Command) (entrySpec, error) {
 			return s, usagef("--workspace and --stage are an all-or-nothing pair: give both to scope the entry to a stage, or neither for discovery")
 		}
 		if ws != "" {
-			for flag, v := range map[string]string{"--workspace": ws, "--stage": stage} {
-				if strings.HasPrefix(v, "-") || strings.TrimSpace(v) != v {
-					return s, usagef("%s %q: the value must not start with '-' or have surrounding spaces", flag, v)
-				}
+			st, err := vaultmcp.StageFolder(stage)
+			if err != nil {
+				return s, err
 			}
-			s.args = append(s.args, "--workspace", ws, "--stage", stage)
+			s.ws, s.stage = ws, st
+			s.args = append(s.args, "--workspace", ws, "--stage", st)
+		}
+		if cmd.String("root") != "" {
+			return s, usagef("--root is the launch directory of `tv mcp local`; it does not apply to --server serve")
 		}
 	case serverLocal:
 		s.name, s.args = defaultLocalName, []string{"mcp", serverLocal}
 		if ws != "" || stage != "" {
 			return s, usagef("--workspace and --stage scope `tv mcp serve`; they do not apply to --server local")
 		}
+		if r := cmd.String("root"); r != "" {
+			abs, err := filepath.Abs(r)
+			if err != nil {
+				return s, err
+			}
+			abs = filepath.Clean(abs)
+			if isFilesystemRoot(abs) {
+				return s, usagef("--root %s is the whole filesystem: name the project directory the agent works in", r)
+			}
+			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+				return s, fmt.Errorf("%w: --root %s is not a directory", engine.ErrNotFound, abs)
+			}
+			s.root = abs
+			s.args = append(s.args, "--root", abs)
+		}
 	default:
 		return s, usagef("--server %q: use serve or local", s.server)
+	}
+	if v := cmd.String("vault"); v != "" {
+		if !strings.Contains(v, "://") && !filepath.IsAbs(v) {
+			abs, err := filepath.Abs(v)
+			if err != nil {
+				return s, err
+			}
+			v = abs
+		}
+		s.env = map[string]string{envVault: v}
 	}
 	if n := cmd.String("name"); n != "" {
 		s.name = n
@@ -137,27 +190,134 @@ func parseEntrySpec(cmd *cli.Command) (entrySpec, error) {
 	return s, nil
 }
 
+// envVault is the environment variable naming the vault a server opens.
+const envVault = "TV_VAULT"
+
+// isFilesystemRoot reports whether p is "/" (or a Windows volume root).
+func isFilesystemRoot(p string) bool {
+	return filepath.Dir(p) == p
+}
+
+// checkScope resolves the entry's --workspace and --stage in the vault
+// the entry opens, so a registration never names what does not exist
+// (exit 6) or what the user cannot see.
+func (a *app) checkScope(ctx context.Context, s entrySpec) error {
+	if s.ws == "" {
+		return nil
+	}
+	sub := *a
+	if v := s.env[envVault]; v != "" {
+		io := *a.io
+		io.Getenv = func(k string) string {
+			if k == envVault {
+				return v
+			}
+			return a.io.Getenv(k)
+		}
+		sub.io = &io
+	}
+	e, err := sub.openEngine()
+	if err != nil {
+		return err
+	}
+	info, err := e.ResolveWorkspace(ctx, s.ws)
+	if err != nil {
+		return err
+	}
+	_, contract, _, err := e.StageContract(ctx, info.ID, s.stage)
+	if err != nil {
+		return err
+	}
+	if contract.IsZero() {
+		return fmt.Errorf("%w: workspace %s has no stage %s (a folder with a CONTEXT.md) at its head version", engine.ErrNotFound, info.Name, s.stage)
+	}
+	return nil
+}
+
 // parseTargets reads --target: all, one host, or a comma-separated list.
-// The hosts come back in hostconfig.Hosts order, each once.
-func parseTargets(v string) ([]hostconfig.Host, error) {
-	if v == "all" {
-		return slices.Clone(hostconfig.Hosts), nil
+// The hosts come back in hostconfig.Hosts order, each once. "" is every
+// host, not named.
+func parseTargets(v string) (hosts []hostconfig.Host, named bool, err error) {
+	if v == "" || v == "all" {
+		return slices.Clone(hostconfig.Hosts), v == "all", nil
 	}
 	want := map[hostconfig.Host]bool{}
 	for _, s := range strings.Split(v, ",") {
 		h, err := hostconfig.ParseHost(strings.TrimSpace(s))
 		if err != nil {
-			return nil, fmt.Errorf("--target: %w, or all", err)
+			return nil, false, fmt.Errorf("--target: %w, or all", err)
 		}
 		want[h] = true
 	}
-	var out []hostconfig.Host
 	for _, h := range hostconfig.Hosts {
 		if want[h] {
-			out = append(out, h)
+			hosts = append(hosts, h)
 		}
 	}
-	return out, nil
+	return hosts, true, nil
+}
+
+// hostPresence says whether host h is installed here, and how tv knows:
+// its config file, its config directory (not the home directory itself),
+// or its command on PATH.
+func (a *app) hostPresence(h hostconfig.Host, env hostconfig.Env) (present bool, why string) {
+	path, err := hostconfig.ConfigPath(h, env)
+	if err != nil {
+		return false, err.Error()
+	}
+	if _, err := os.Stat(path); err == nil {
+		return true, "config " + path
+	}
+	dir := filepath.Dir(path)
+	if filepath.Clean(dir) != filepath.Clean(env.Home) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return true, "directory " + dir
+		}
+	}
+	if exe := hostconfig.Executable(h); exe != "" {
+		if p := lookPath(exe, a.io.Getenv("PATH")); p != "" {
+			return true, "command " + p
+		}
+		return false, fmt.Sprintf("no %s, no %s on PATH", path, exe)
+	}
+	return false, "no " + path
+}
+
+// lookPath finds an executable called name on the PATH list path.
+func lookPath(name, path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		for _, ext := range executableExts() {
+			p := filepath.Join(dir, name+ext)
+			if isExecutable(p) == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+func executableExts() []string {
+	if runtime.GOOS == "windows" {
+		return []string{".exe", ".cmd", ".bat"}
+	}
+	return []string{""}
+}
+
+// isExecutable returns why p is not an executable file, or nil.
+func isExecutable(p string) error {
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return errors.New("not a regular file")
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return errors.New("not executable")
+	}
+	return nil
 }
 
 // tvExecutable returns the absolute path hosts should run: $TV_EXECUTABLE
@@ -166,6 +326,9 @@ func (a *app) tvExecutable() (string, error) {
 	if p := a.io.Getenv(envExecutable); p != "" {
 		if !filepath.IsAbs(p) {
 			return "", usagef("$%s %q is not an absolute path", envExecutable, p)
+		}
+		if err := isExecutable(p); err != nil {
+			return "", usagef("$%s %s: %v; it must name the tv executable hosts should run", envExecutable, p, err)
 		}
 		return filepath.Clean(p), nil
 	}
@@ -221,10 +384,15 @@ func hostEnvFor(goos string, getenv func(string) string) (hostconfig.Env, error)
 
 // hostResult is one host's line of an install or uninstall report.
 type hostResult struct {
-	Host   hostconfig.Host   `json:"host"`
-	Path   string            `json:"path"`
-	Change hostconfig.Change `json:"change,omitempty"`
-	Error  *errorDoc         `json:"error,omitempty"`
+	Host hostconfig.Host `json:"host"`
+	Path string          `json:"path,omitempty"`
+	Name string          `json:"name,omitempty"`
+	// Change: created (the file was made), added (to an existing file),
+	// updated, unchanged, removed, absent, skipped (host not present) or
+	// failed.
+	Change string    `json:"change"`
+	Reason string    `json:"reason,omitempty"`
+	Error  *errorDoc `json:"error,omitempty"`
 	err    error
 }
 
@@ -241,11 +409,12 @@ func newErrorDoc(err error) *errorDoc {
 
 // registration is the report of install and uninstall.
 type registration struct {
-	Server  string       `json:"server,omitempty"`
-	Name    string       `json:"name"`
-	Command string       `json:"command,omitempty"`
-	Args    []string     `json:"args,omitempty"`
-	Hosts   []hostResult `json:"hosts"`
+	Server  string            `json:"server,omitempty"`
+	Name    string            `json:"name,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Hosts   []hostResult      `json:"hosts"`
 }
 
 // report prints r (text: one line per host; failures also on stderr) and
@@ -259,11 +428,14 @@ func (a *app) reportRegistration(r registration) error {
 	}
 	err := a.output(r, func(w io.Writer) {
 		for _, h := range r.Hosts {
-			ch := string(h.Change)
-			if h.err != nil {
-				ch = "failed"
+			what := h.Path
+			if h.Name != "" && r.Name == "" {
+				what = h.Name + " in " + h.Path
 			}
-			fmt.Fprintf(w, "%-15s %-9s %s\n", h.Host, ch, h.Path)
+			if h.Reason != "" {
+				what = h.Reason
+			}
+			fmt.Fprintf(w, "%-15s %-9s %s\n", h.Host, h.Change, what)
 		}
 		for _, h := range r.Hosts {
 			if h.err != nil {
@@ -280,11 +452,11 @@ func (a *app) reportRegistration(r registration) error {
 	return nil
 }
 
-func (a *app) runMCPInstall(_ context.Context, cmd *cli.Command) error {
-	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
+func (a *app) runMCPInstall(ctx context.Context, cmd *cli.Command) error {
+	if err := exactArgs(cmd, 0, ""); err != nil {
 		return err
 	}
-	hosts, err := parseTargets(cmd.String("target"))
+	hosts, named, err := parseTargets(cmd.String("target"))
 	if err != nil {
 		return err
 	}
@@ -296,8 +468,11 @@ func (a *app) runMCPInstall(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	e := hostconfig.Entry{Name: spec.name, Command: exe, Args: spec.args}
+	e := hostconfig.Entry{Name: spec.name, Command: exe, Args: spec.args, Env: spec.env}
 	if _, err := hostconfig.JSONSnippet(e); err != nil { // a bad --name, before any file
+		return err
+	}
+	if err := a.checkScope(ctx, spec); err != nil {
 		return err
 	}
 	a.warnTemporary(exe)
@@ -305,12 +480,32 @@ func (a *app) runMCPInstall(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	r := registration{Server: spec.server, Name: e.Name, Command: e.Command, Args: e.Args}
+	r := registration{Server: spec.server, Name: e.Name, Command: e.Command, Args: e.Args, Env: e.Env, Hosts: []hostResult{}}
 	for _, h := range hosts {
-		path, ch, err := hostconfig.Install(h, env, e, cmd.Bool("force"))
-		hr := hostResult{Host: h, Path: path, Change: ch, err: err}
-		if err != nil {
-			hr.Error = newErrorDoc(err)
+		hr := hostResult{Host: h}
+		if !named {
+			if ok, why := a.hostPresence(h, env); !ok {
+				hr.Path, _ = hostconfig.ConfigPath(h, env)
+				hr.Change, hr.Reason = "skipped", "not present ("+why+"); name it with --target to install anyway"
+				r.Hosts = append(r.Hosts, hr)
+				continue
+			}
+		}
+		if spec.server == serverLocal && spec.root == "" && !hostconfig.StartsInProject(h) {
+			hr.Path, _ = hostconfig.ConfigPath(h, env)
+			hr.err = usagef("%s starts servers in %s, which `tv mcp local` would serve whole: pass --root DIR, the directory the agent works in", h, hostconfig.LaunchDir(h))
+		} else {
+			hr.Path, _ = hostconfig.ConfigPath(h, env)
+			_, statErr := os.Stat(hr.Path)
+			var ch hostconfig.Change
+			hr.Path, ch, hr.err = hostconfig.Install(h, env, e, cmd.Bool("force"))
+			hr.Change = string(ch)
+			if ch == hostconfig.Created && statErr == nil {
+				hr.Change = "added" // to a file that was there
+			}
+		}
+		if hr.err != nil {
+			hr.Change, hr.Error = "failed", newErrorDoc(hr.err)
 		}
 		r.Hosts = append(r.Hosts, hr)
 	}
@@ -330,49 +525,73 @@ func isTVEntry(args []string) (server string, ok bool) {
 var errNotTVEntry = errors.New("the entry of this name is not tv's")
 
 func (a *app) runMCPUninstall(_ context.Context, cmd *cli.Command) error {
-	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
+	if err := exactArgs(cmd, 0, ""); err != nil {
 		return err
 	}
-	hosts, err := parseTargets(cmd.String("target"))
+	hosts, _, err := parseTargets(cmd.String("target"))
 	if err != nil {
 		return err
 	}
-	spec, err := parseEntrySpec(cmd)
-	if err != nil {
-		return err
+	var names []string
+	switch s := cmd.String("server"); s {
+	case "":
+		names = []string{defaultServeName, defaultLocalName}
+	case serverServe:
+		names = []string{defaultServeName}
+	case serverLocal:
+		names = []string{defaultLocalName}
+	default:
+		return usagef("--server %q: use serve or local", s)
 	}
-	if _, err := hostconfig.JSONSnippet(hostconfig.Entry{Name: spec.name, Command: "tv"}); err != nil {
-		return err
+	if n := cmd.String("name"); n != "" {
+		names = []string{n}
+	}
+	for _, n := range names {
+		if _, err := hostconfig.JSONSnippet(hostconfig.Entry{Name: n, Command: "tv"}); err != nil {
+			return err
+		}
 	}
 	env, err := a.hostEnv()
 	if err != nil {
 		return err
 	}
-	r := registration{Name: spec.name}
+	r := registration{Server: cmd.String("server"), Name: cmd.String("name"), Hosts: []hostResult{}}
 	for _, h := range hosts {
-		hr := hostResult{Host: h}
-		if !cmd.Bool("force") {
-			e, ok, path, err := hostconfig.Lookup(h, env, spec.name)
-			hr.Path = path
-			switch {
-			case err != nil && !errors.Is(err, hostconfig.ErrUnexpectedEntry):
-				hr.err = err
-			case ok:
-				if _, tv := isTVEntry(e.Args); !tv || err != nil {
-					hr.err = fmt.Errorf("%s: %w: %q runs %s, not `tv mcp serve` or `tv mcp local`; pass --force to remove it anyway",
-						path, errNotTVEntry, spec.name, describeCommand(e))
-				}
-			}
+		for _, name := range names {
+			r.Hosts = append(r.Hosts, a.uninstallOne(h, env, name, cmd.String("server"), cmd.Bool("force")))
 		}
-		if hr.err == nil {
-			hr.Path, hr.Change, hr.err = hostconfig.Uninstall(h, env, spec.name)
-		}
-		if hr.err != nil {
-			hr.Error = newErrorDoc(hr.err)
-		}
-		r.Hosts = append(r.Hosts, hr)
 	}
 	return a.reportRegistration(r)
+}
+
+// uninstallOne removes host h's entry called name when it is tv's (of
+// server kind server, when set) or force is given.
+func (a *app) uninstallOne(h hostconfig.Host, env hostconfig.Env, name, server string, force bool) hostResult {
+	hr := hostResult{Host: h, Name: name}
+	if !force {
+		e, ok, path, err := hostconfig.Lookup(h, env, name)
+		hr.Path = path
+		kind, tv := isTVEntry(e.Args)
+		switch {
+		case err != nil && !errors.Is(err, hostconfig.ErrUnexpectedEntry):
+			hr.err = err
+		case ok && (!tv || err != nil):
+			hr.err = fmt.Errorf("%s: %w: %q runs %s, not `tv mcp serve` or `tv mcp local`; pass --force to remove it anyway",
+				path, errNotTVEntry, name, describeCommand(e))
+		case ok && server != "" && kind != server:
+			hr.Change, hr.Reason = "kept", fmt.Sprintf("%q runs tv mcp %s, not %s", name, kind, server)
+			return hr
+		}
+	}
+	if hr.err == nil {
+		var ch hostconfig.Change
+		hr.Path, ch, hr.err = hostconfig.Uninstall(h, env, name)
+		hr.Change = string(ch)
+	}
+	if hr.err != nil {
+		hr.Change, hr.Error = "failed", newErrorDoc(hr.err)
+	}
+	return hr
 }
 
 // describeCommand shows an entry's command line for a message.
@@ -390,8 +609,8 @@ func describeCommand(e hostconfig.Entry) string {
 	return strings.Join(q, " ")
 }
 
-func (a *app) runMCPConfig(_ context.Context, cmd *cli.Command) error {
-	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
+func (a *app) runMCPConfig(ctx context.Context, cmd *cli.Command) error {
+	if err := exactArgs(cmd, 0, ""); err != nil {
 		return err
 	}
 	spec, err := parseEntrySpec(cmd)
@@ -402,8 +621,23 @@ func (a *app) runMCPConfig(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	b, err := hostconfig.JSONSnippet(hostconfig.Entry{Name: spec.name, Command: exe, Args: spec.args})
+	e := hostconfig.Entry{Name: spec.name, Command: exe, Args: spec.args, Env: spec.env}
+	var b []byte
+	switch f := cmd.String("format"); f {
+	case "json":
+		b, err = hostconfig.JSONSnippet(e)
+	case "toml":
+		if a.json {
+			return usagef("--format toml and --json: choose one")
+		}
+		b, err = hostconfig.TOMLSnippet(e)
+	default:
+		return usagef("--format %q: use json or toml", f)
+	}
 	if err != nil {
+		return err
+	}
+	if err := a.checkScope(ctx, spec); err != nil {
 		return err
 	}
 	_, err = a.io.Stdout.Write(b)

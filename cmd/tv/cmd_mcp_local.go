@@ -18,10 +18,11 @@ func (a *app) mcpLocalCommand() *cli.Command {
 		Description: "Serves the launch directory (or --root) as workspace \"launch\", the other git worktrees of its repository " +
 			"and the mounted tv checkouts (TV_WORKSPACE_PATHS replaces the mount registry when set), resolved at every call. " +
 			"stdout carries JSON-RPC only; diagnostics go to stderr. The server exits when stdin closes.",
-		UsageText: "tv mcp local [--root DIR] [--require-branch GLOB]",
+		UsageText: "tv mcp local [--root DIR] [--require-branch GLOB] [--stdio]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "launch workspace directory (default: the working directory, which may not be / or your home directory)"},
 			&cli.StringFlag{Name: "require-branch", Usage: "write_file, edit_tool and execute_bash need the workspace's branch to match this glob"},
+			stdioFlag(),
 		},
 		Action: a.action(a.runMCPLocal),
 	}
@@ -53,6 +54,12 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 	}
 	mcptools.TuneGC(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
+}
+
+// stdioFlag is --stdio, which hosts commonly pass: stdio is the only
+// transport, so it changes nothing.
+func stdioFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "stdio", Usage: "serve over stdio (the only transport; accepted because hosts pass it)"}
 }
 
 // mcpServerVersion is the module version of the running binary, reported

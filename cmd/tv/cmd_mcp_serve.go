@@ -21,10 +21,11 @@ func (a *app) mcpServeCommand() *cli.Command {
 			"re-checked against the vault before every listing and call (fail closed); each resolution is recorded in " +
 			"$XDG_STATE_HOME/tv/" + vaultmcp.EvidenceFileName + ". Acts as the `tv login` user; creates no credential. " +
 			"stdout carries JSON-RPC only; diagnostics go to stderr. The server exits when stdin closes.",
-		UsageText: "tv mcp serve [--workspace ID|NAME --stage stages/NN-slug]",
+		UsageText: "tv mcp serve [--workspace ID|NAME --stage stages/NN-slug] [--stdio]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "workspace", Usage: "workspace id or unambiguous name to scope to (needs --stage)"},
 			&cli.StringFlag{Name: "stage", Usage: "direct stage folder to scope to: stages/NN-slug or NN-slug (needs --workspace)"},
+			stdioFlag(),
 		},
 		Action: a.action(a.runMCPServe),
 	}

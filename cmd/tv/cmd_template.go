@@ -46,7 +46,7 @@ func (a *app) runTemplateList(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(map[string]any{"templates": list}, func(w io.Writer) { printInfos(w, list, "") })
+	return a.output(map[string]any{"templates": infoDocs(list)}, func(w io.Writer) { a.printInfos(w, list, "") })
 }
 
 func (a *app) runTemplateShow(ctx context.Context, cmd *cli.Command) error {
@@ -61,8 +61,8 @@ func (a *app) runTemplateShow(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(d, func(w io.Writer) {
-		fmt.Fprintf(w, "template %s (%s)\n%s\n%d files:\n", d.Name, d.ID, d.Reason, len(d.Files))
+	return a.output(templateShowDoc(d), func(w io.Writer) {
+		fmt.Fprintf(w, "template %s (%s)\n%s\n%s:\n", d.Name, d.ID, d.Reason, plural(len(d.Files), "file"))
 		for _, f := range d.Files {
 			fmt.Fprintf(w, "  %s (%d bytes)\n", f.Path, f.Size)
 		}

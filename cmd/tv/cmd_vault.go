@@ -52,14 +52,14 @@ func (a *app) vaultCommand() *cli.Command {
 
 // vaultInfo is the document of `tv vault info --json`.
 type vaultInfo struct {
-	Path         string   `json:"path"`
-	ID           string   `json:"id"`
+	Path         string   `json:"vault"`
+	ID           string   `json:"vault_id"`
 	Workspaces   int      `json:"workspaces"`
 	Templates    int      `json:"templates"`
 	DiskBytes    int64    `json:"disk_bytes"`
 	URL          string   `json:"url,omitempty"`
 	Cache        string   `json:"cache,omitempty"`
-	LastSync     string   `json:"last_sync,omitempty"`
+	LastSync     string   `json:"last_sync_at,omitempty"`
 	Offline      bool     `json:"offline,omitempty"`
 	Enforced     *bool    `json:"enforced,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
@@ -159,7 +159,7 @@ func (a *app) runVaultInit(_ context.Context, cmd *cli.Command) error {
 	if !created {
 		return fmt.Errorf("%w: %s was created by another process meanwhile", engine.ErrConflict, loc.Path)
 	}
-	out := map[string]any{"path": v.Path(), "id": v.ID()}
+	out := map[string]any{"vault": v.Path(), "vault_id": v.ID()}
 	return a.output(out, func(w io.Writer) {
 		fmt.Fprintf(w, "Created vault %s at %s (serve it with any git server that offers atomic pushes)\n", v.ID(), v.Path())
 	})
@@ -198,7 +198,7 @@ func (a *app) runVaultPush(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"from": v.Path(), "to": dst.URL, "id": v.ID(), "refs": n}
+	out := map[string]any{"from": v.Path(), "to": dst.URL, "vault_id": v.ID(), "refs": n}
 	return a.output(out, func(w io.Writer) {
 		fmt.Fprintf(w, "Published vault %s (%d refs) to %s\nUse it with: tv vault use %s\n", v.ID(), n, dst.URL, dst.URL)
 	})

@@ -92,8 +92,8 @@ func (a *app) runWorkspaceInit(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(res, func(w io.Writer) {
-		fmt.Fprintf(w, "Created workspace %s (%s) with %d files, version %s\n", res.Name, res.ID, res.Files, res.Head.Short())
+	return a.output(createdDoc(res), func(w io.Writer) {
+		fmt.Fprintf(w, "Created workspace %s (%s) with %s, version %s\n", res.Name, res.ID, plural(res.Files, "file"), res.Head.Short())
 	})
 }
 
@@ -119,8 +119,8 @@ func (a *app) runImport(k engine.Kind) func(context.Context, *cli.Command) error
 		if err != nil {
 			return a.withFindings(err)
 		}
-		return a.output(res, func(w io.Writer) {
-			fmt.Fprintf(w, "Imported %s %s (%s): %d files, %s, version %s\n", k, res.Name, res.ID, res.Files, humanBytes(res.Bytes), res.Head.Short())
+		return a.output(createdDoc(res), func(w io.Writer) {
+			fmt.Fprintf(w, "Imported %s %s (%s): %s, %s, version %s\n", k, res.Name, res.ID, plural(res.Files, "file"), humanBytes(res.Bytes), res.Head.Short())
 			printFindings(w, res.Findings)
 		})
 	}
@@ -147,12 +147,12 @@ func (a *app) runWorkspaceList(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(map[string]any{"workspaces": nonNil(list)}, func(w io.Writer) {
-		printInfos(w, list, "No workspaces yet. Make one with `tv workspace init --name NAME`.")
+	return a.output(map[string]any{"workspaces": infoDocs(list)}, func(w io.Writer) {
+		a.printInfos(w, list, "No workspaces yet. Make one with `tv workspace init --name NAME`.")
 	})
 }
 
-func printInfos(w io.Writer, list []engine.Info, empty string) {
+func (a *app) printInfos(w io.Writer, list []engine.Info, empty string) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, empty)
 		return
@@ -162,7 +162,7 @@ func printInfos(w io.Writer, list []engine.Info, empty string) {
 	for _, i := range list {
 		head, when := "-", "-"
 		if !i.Head.IsZero() {
-			head, when = i.Head.Short(), i.UpdatedAt.UTC().Format("2006-01-02 15:04")
+			head, when = i.Head.Short(), a.humanTime(i.UpdatedAt)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.ID, i.Name, head, when, i.UpdatedBy, i.Reason)
 	}
@@ -182,7 +182,7 @@ func (a *app) runCheckout(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.output(res, func(w io.Writer) {
-		fmt.Fprintf(w, "Checked out %s (%s) version %s into %s: %d files, %s\n", res.WorkspaceName, res.WorkspaceID, res.Baseline.Short(), res.Dir, res.Files, humanBytes(res.Bytes))
+		fmt.Fprintf(w, "Checked out %s (%s) version %s into %s: %s, %s\n", res.WorkspaceName, res.WorkspaceID, res.Baseline.Short(), res.Dir, plural(res.Files, "file"), humanBytes(res.Bytes))
 	})
 }
 
@@ -199,13 +199,16 @@ func (a *app) runWalkTest(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := a.output(newPlanDoc(p), func(w io.Writer) { printPlan(w, p) }); err != nil {
-		return err
-	}
 	if !p.Valid {
-		return silent{&engine.InvalidTreeError{Findings: p.Findings}}
+		// An invalid tree is an error (exit 3): with --json the error
+		// document carries the findings and the plan.
+		if !a.json {
+			printPlan(a.io.Stdout, p)
+		}
+		doc := newPlanDoc(p)
+		return invalidDoc{InvalidTreeError: &engine.InvalidTreeError{Findings: p.Findings}, key: "plan", doc: &doc}
 	}
-	return nil
+	return a.output(newPlanDoc(p), func(w io.Writer) { printPlan(w, p) })
 }
 
 func (a *app) runCommit(ctx context.Context, cmd *cli.Command) error {
@@ -221,7 +224,7 @@ func (a *app) runCommit(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return a.withFindings(err)
 	}
-	return a.output(res, func(w io.Writer) {
+	return a.output(newCommitDoc(res), func(w io.Writer) {
 		if res.NothingToCommit {
 			fmt.Fprintln(w, "nothing to commit")
 			return
@@ -253,9 +256,9 @@ func (a *app) runLog(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.output(res, func(w io.Writer) {
+	return a.output(logDoc(res), func(w io.Writer) {
 		for _, v := range res.Versions {
-			fmt.Fprintf(w, "%s  %s  %s  +%d ~%d -%d  %s\n", v.ID.Short(), v.Time.UTC().Format("2006-01-02 15:04:05"), v.Author, v.Added, v.Modified, v.Deleted, v.Reason)
+			fmt.Fprintf(w, "%s  %s  %s  +%d ~%d -%d  %s\n", v.ID.Short(), a.humanTime(v.Time), v.Author, v.Added, v.Modified, v.Deleted, v.Reason)
 		}
 		if res.More {
 			fmt.Fprintf(w, "… more versions (use --limit)\n")

@@ -9,6 +9,7 @@ import (
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/hook"
 	"github.com/thalix/tv/hostconfig"
+	"github.com/thalix/tv/mounts"
 )
 
 // Exit codes: the one table of the project, documented in README.md.
@@ -44,6 +45,7 @@ var errorKinds = []struct {
 	{hostconfig.ErrEntryExists, ExitConflict, "conflict"},
 	{hostconfig.ErrConcurrentEdit, ExitConflict, "conflict"},
 	{errNotTVEntry, ExitConflict, "conflict"},
+	{mounts.ErrNotMounted, ExitNotFound, "not_found"},
 	{hostconfig.ErrMalformed, ExitRefused, "refused"},
 	{hostconfig.ErrTooLarge, ExitRefused, "refused"},
 	// Remote vaults: the server was not reached (nothing changed).

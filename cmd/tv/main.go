@@ -26,7 +26,7 @@ func main() {
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, os.Args, &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, StderrIsTerminal: isTerminal(os.Stderr)})
+	code := Run(ctx, os.Args, &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr)})
 	stop()
 	os.Exit(code)
 }

@@ -122,7 +122,11 @@ func TestDoctorFakeServer(t *testing.T) {
 			if c.login {
 				e.must(nil, "login", "--user", "alice")
 			}
-			e.must([]string{"TV_EXECUTABLE=" + fake}, "mcp", "install", "--server", c.server)
+			install := []string{"mcp", "install", "--target", "all", "--server", c.server}
+			if c.server == "local" {
+				install = append(install, "--root", e.home)
+			}
+			e.must([]string{"TV_EXECUTABLE=" + fake}, install...)
 			r, out, code := e.doctorJSON(nil, "--server", c.server)
 			if code != c.code || r.OK != (c.code == 0) {
 				t.Fatalf("exit %d ok=%v, want %d\n%s", code, r.OK, c.code, out)
@@ -148,7 +152,7 @@ func TestDoctorFakeServer(t *testing.T) {
 				t.Fatalf("text: exit %d, want %d", code, c.code)
 			}
 			if c.code != 0 {
-				if !strings.Contains(text, "FAILED ("+c.failure+")") || !strings.Contains(errs, "tv: mcp doctor: 1 problem(s)") {
+				if !strings.Contains(text, "FAILED ("+c.failure+")") || !strings.Contains(errs, "tv: mcp doctor: 1 problem,") {
 					t.Errorf("text report:\n%s\n%s", text, errs)
 				}
 				for _, w := range c.want {
@@ -173,8 +177,8 @@ func TestDoctorRealBinary(t *testing.T) {
 	e.must(nil, "login", "--user", "alice")
 	for _, registered := range []bool{false, true} {
 		if registered {
-			e.must(nil, "mcp", "install")
-			e.must(nil, "mcp", "install", "--server", "local")
+			e.must(nil, "mcp", "install", "--target", "all")
+			e.must(nil, "mcp", "install", "--target", "all", "--server", "local", "--root", e.home)
 		}
 		r, out, code := e.doctorJSON(nil, "--timeout", "60s")
 		if code != 0 || !r.OK {

@@ -99,7 +99,9 @@ func (e *vsEnv) setup() string {
 	e.must("bob", "login", "--user", "bob")
 	e.must("carol", "login", "--user", "carol")
 	out := e.must("alice", "workspace", "init", "--name", "demo", "--json")
-	var c struct{ ID string }
+	var c struct {
+		ID string `json:"workspace_id"`
+	}
 	if err := json.Unmarshal([]byte(out), &c); err != nil || c.ID == "" {
 		e.t.Fatalf("init: %v\n%s", err, out)
 	}
@@ -340,7 +342,7 @@ func TestMCPServeUsage(t *testing.T) {
 		{[]string{"--stage", "stages/01-research"}, ExitUsage, "all-or-nothing"},
 		{[]string{"--workspace", "demo", "--stage", "stages/01-research/output"}, ExitUsage, "not a direct stage folder"},
 		{[]string{"--workspace", "demo", "--stage", "research"}, ExitUsage, "not a direct stage folder"},
-		{[]string{"extra"}, ExitUsage, "no positional arguments"},
+		{[]string{"extra"}, ExitUsage, "takes no arguments"},
 	} {
 		out, errs, code := e.tv("alice", "", append([]string{"mcp", "serve"}, c.args...)...)
 		if code != c.code || out != "" || !strings.Contains(errs, c.msg) {

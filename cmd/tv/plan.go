@@ -24,7 +24,7 @@ type planDoc struct {
 	AddedDirs     []string          `json:"added_folders"`
 	DeletedDirs   []string          `json:"deleted_folders"`
 	Truncated     bool              `json:"truncated"`
-	Findings      []icm.Finding     `json:"findings"`
+	Findings      []findingDoc      `json:"findings"`
 	Ignored       int               `json:"ignored"`
 	// Behind is null when the checkout is at the workspace's head.
 	Behind *engine.Behind `json:"behind"`
@@ -72,7 +72,7 @@ func newPlanDoc(p *engine.Plan) planDoc {
 		},
 		Added: files(p.Added), Modified: files(p.Modified), Deleted: files(p.Deleted),
 		AddedDirs: dirs(p.AddedDirs), DeletedDirs: dirs(p.DeletedDirs),
-		Truncated: truncated, Findings: nonNil(findings), Ignored: p.Ignored,
+		Truncated: truncated, Findings: findingDocs(findings), Ignored: p.Ignored,
 	}
 }
 
@@ -128,7 +128,7 @@ func printPlan(w io.Writer, p *engine.Plan) {
 	section("deleted", len(p.Deleted), func(i int) string { return fmt.Sprintf("- %s (%d bytes)", p.Deleted[i].Path, p.Deleted[i].OldSize) })
 	errs, warns := countSeverity(p.Findings, icm.SeverityError), countSeverity(p.Findings, icm.SeverityWarning)
 	if len(p.Findings) > 0 {
-		fmt.Fprintf(w, "ICM findings: %d errors, %d warnings\n", errs, warns)
+		fmt.Fprintf(w, "ICM findings: %s, %s\n", plural(errs, "error"), plural(warns, "warning"))
 		printFindings(w, p.Findings)
 	}
 	if p.Valid {
@@ -169,6 +169,18 @@ func asInvalid(err error) (*engine.InvalidTreeError, bool) {
 	ok := errors.As(err, &inv)
 	return inv, ok
 }
+
+// invalidDoc is an invalid tree whose JSON error document also carries
+// the command's report under key (walk-test's plan, check's report;
+// text mode printed them).
+type invalidDoc struct {
+	*engine.InvalidTreeError
+	key string
+	doc any
+}
+
+// Unwrap makes errors.As find the InvalidTreeError (and its findings).
+func (e invalidDoc) Unwrap() error { return e.InvalidTreeError }
 
 // silent is an error whose report was already printed (walk-test's plan):
 // it only sets the exit code.

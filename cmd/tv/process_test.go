@@ -173,7 +173,10 @@ func TestConcurrentCommitters(t *testing.T) {
 
 func wsID(t *testing.T, e *tvEnv, name string) string {
 	var list struct {
-		Workspaces []struct{ ID, Name string } `json:"workspaces"`
+		Workspaces []struct {
+			ID   string `json:"workspace_id"`
+			Name string `json:"workspace_name"`
+		} `json:"workspaces"`
 	}
 	if err := json.Unmarshal([]byte(e.must("workspace", "list", "--json")), &list); err != nil {
 		t.Fatal(err)

@@ -7,13 +7,30 @@ import (
 	"github.com/thalix/tv/engine"
 )
 
+// fancyStderr reports whether stderr may carry bars and escape sequences.
+func (a *app) fancyStderr() bool {
+	return a.io.StderrIsTerminal && a.io.Getenv("TERM") != "dumb" && a.io.Getenv("NO_COLOR") == ""
+}
+
+// humanTime shows t in local time ($TZ when set) with the zone offset.
+func (a *app) humanTime(t time.Time) string {
+	loc := time.Local
+	if tz := a.io.Getenv("TZ"); tz != "" {
+		if l, err := time.LoadLocation(tz); err == nil {
+			loc = l
+		}
+	}
+	return t.In(loc).Format("2006-01-02 15:04 -0700")
+}
+
 // progressInterval throttles progress redraws.
 const progressInterval = 100 * time.Millisecond
 
 // progress returns a progress bar drawer for stderr when stderr is a
-// terminal and --json is off; otherwise nil (no progress output).
+// terminal that can redraw a line (TERM is not "dumb"), NO_COLOR is unset
+// and --json is off; otherwise nil (no progress output).
 func (a *app) progress() engine.ProgressFunc {
-	if !a.io.StderrIsTerminal || a.json {
+	if !a.fancyStderr() || a.json {
 		return nil
 	}
 	var last time.Time

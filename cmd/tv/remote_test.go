@@ -148,7 +148,7 @@ func TestRemoteVaultHTTP(t *testing.T) {
 	var info struct {
 		URL          string   `json:"url"`
 		Cache        string   `json:"cache"`
-		LastSync     string   `json:"last_sync"`
+		LastSync     string   `json:"last_sync_at"`
 		Enforced     *bool    `json:"enforced"`
 		Capabilities []string `json:"capabilities"`
 		Workspaces   int      `json:"workspaces"`
