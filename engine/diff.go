@@ -25,8 +25,8 @@ type FileChange struct {
 	// Status is "added", "modified" or "deleted" (from the compared
 	// version to the checkout).
 	Status     string `json:"status"`
-	OldVersion Hash   `json:"old_version"`
-	NewVersion Hash   `json:"new_version"`
+	OldVersion Hash   `json:"old_version,omitzero"`
+	NewVersion Hash   `json:"new_version,omitzero"`
 	OldMode    string `json:"old_mode,omitempty"`
 	NewMode    string `json:"new_mode,omitempty"`
 	OldSize    int64  `json:"old_size"`

@@ -75,6 +75,19 @@ var commandExamples = map[string][]example{
 		{"what a commit would do, writing nothing", "tv workspace walk-test ~/work/demo"},
 		{"", "tv workspace walk-test . --json"},
 	},
+	"tv workspace status": {
+		{"changes, findings and how far the checkout is behind the head", "tv workspace status"},
+		{"", "tv workspace status ~/work/demo --json"},
+	},
+	"tv workspace update": {
+		{"bring the checkout holding the current folder to the head", "tv workspace update"},
+		{"merge files changed on both sides as text (conflict markers where lines clash)", "tv workspace update ~/work/demo --merge"},
+	},
+	"tv workspace diff": {
+		{"the checkout's changes as a unified diff", "tv workspace diff"},
+		{"one file, against the workspace's current head", "tv workspace diff ~/work/demo stages/01-research/CONTEXT.md --head"},
+		{"per-file hunks as JSON", "tv workspace diff . --json"},
+	},
 	"tv workspace commit": {
 		{"", "tv workspace commit ~/work/demo --reason \"draft chapter 1\""},
 		{"", "tv workspace commit . -m \"fix links\""},

@@ -57,6 +57,14 @@ var jsonStyleSteps = []jsonStep{
 	{args: []string{"workspace", "walk-test", "$WORK/nosuch"}, code: ExitNotFound},
 	{args: []string{"workspace", "log", "demo"}},
 	{args: []string{"workspace", "log", "nosuch"}, code: ExitNotFound},
+	{args: []string{"workspace", "status", "$WORK/co"}},
+	{args: []string{"workspace", "status", "$WORK/nosuch"}, code: ExitNotFound},
+	{args: []string{"workspace", "update", "$WORK/co"}},
+	{args: []string{"workspace", "update", "$WORK/nosuch"}, code: ExitNotFound},
+	{args: []string{"!cp", "$WORK/tpl/CONTEXT.md", "$WORK/co/stages/01-research/output/note.md"}},
+	{args: []string{"workspace", "diff", "$WORK/co"}},
+	{args: []string{"workspace", "diff", "$WORK/nosuch"}, code: ExitNotFound},
+	{args: []string{"!rm", "$WORK/co/stages/01-research/output/note.md"}},
 	// Break the checkout: walk-test and commit fail alike, with findings.
 	{args: []string{"!rm", "$WORK/co/CONTEXT.md"}},
 	{args: []string{"workspace", "walk-test", "$WORK/co"}, code: ExitInvalid},
@@ -158,6 +166,16 @@ func TestJSONStyle(t *testing.T) {
 		}
 		if len(args) > 0 && args[0] == "!rm" {
 			if err := os.Remove(args[1]); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if len(args) > 0 && args[0] == "!cp" {
+			b, err := os.ReadFile(args[1])
+			if err == nil {
+				err = os.WriteFile(args[2], b, 0o644)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			continue

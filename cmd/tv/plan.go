@@ -27,7 +27,7 @@ type planDoc struct {
 	Findings      []findingDoc      `json:"findings"`
 	Ignored       int               `json:"ignored"`
 	// Behind is null when the checkout is at the workspace's head.
-	Behind *engine.Behind `json:"behind"`
+	Behind *engine.Behind `json:"behind,omitempty"`
 }
 
 func newPlanDoc(p *engine.Plan) planDoc {
