@@ -166,40 +166,26 @@ func gitCredential(ctx context.Context, op string, input []byte) ([]byte, error)
 
 // uploadSession opens an upload-pack session, authenticating as needed.
 func (r *Remote) uploadSession(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
-	for {
-		auth, err := r.sessionAuth()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
-		}
-		sess, err := r.cli.NewUploadPackSession(r.ep, auth)
-		if err == nil {
-			var adv *packp.AdvRefs
-			adv, err = sess.AdvertisedReferencesContext(ctx)
-			if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-				adv, err = packp.NewAdvRefs(), nil
-			}
-			if err == nil {
-				r.settleHelper(ctx, true)
-				return sess, adv, nil
-			}
-			sess.Close()
-		}
-		if isAuthError(err) && r.helperAuth(ctx) {
-			continue
-		}
-		r.settleHelper(ctx, false)
-		return nil, nil, r.transportError("list", err)
-	}
+	return openSession(ctx, r, "list", r.cli.NewUploadPackSession)
 }
 
 // receiveSession opens a receive-pack session, authenticating as needed.
 func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSession, *packp.AdvRefs, error) {
+	return openSession(ctx, r, "push", r.cli.NewReceivePackSession)
+}
+
+// openSession opens a session with open and reads the server's
+// advertisement (an empty repository advertises nothing), retrying once
+// more each time git's credential helper supplies new credentials after an
+// authentication failure. op names the operation in errors.
+func openSession[S transport.Session](ctx context.Context, r *Remote, op string, open func(*transport.Endpoint, transport.AuthMethod) (S, error)) (S, *packp.AdvRefs, error) {
+	var none S
 	for {
 		auth, err := r.sessionAuth()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
+			return none, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
 		}
-		sess, err := r.cli.NewReceivePackSession(r.ep, auth)
+		sess, err := open(r.ep, auth)
 		if err == nil {
 			var adv *packp.AdvRefs
 			adv, err = sess.AdvertisedReferencesContext(ctx)
@@ -216,7 +202,7 @@ func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSessi
 			continue
 		}
 		r.settleHelper(ctx, false)
-		return nil, nil, r.transportError("push", err)
+		return none, nil, r.transportError(op, err)
 	}
 }
 
