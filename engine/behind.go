@@ -209,17 +209,7 @@ type fileDiff struct {
 // empty), sorted by path, reading only the subtrees whose ids differ.
 func diffFiles(ctx context.Context, o Objects, a, b Hash) ([]fileDiff, error) {
 	var out []fileDiff
-	read := func(id Hash) (map[string]TreeEntry, error) {
-		m := map[string]TreeEntry{}
-		if id.IsZero() {
-			return m, nil
-		}
-		list, err := o.ReadTree(ctx, id)
-		for _, en := range list {
-			m[en.Name] = en
-		}
-		return m, err
-	}
+	read := func(id Hash) (map[string]TreeEntry, error) { return readTreeMap(ctx, o, id) }
 	var walk func(dir string, a, b Hash) error
 	walk = func(dir string, a, b Hash) error {
 		if a == b {

@@ -224,17 +224,7 @@ func diffTrees(ctx context.Context, o Objects, a, b Hash) (added, modified, dele
 		*n += files
 		return err
 	}
-	read := func(id Hash) (map[string]TreeEntry, error) {
-		m := map[string]TreeEntry{}
-		if id.IsZero() {
-			return m, nil
-		}
-		list, err := o.ReadTree(ctx, id)
-		for _, en := range list {
-			m[en.Name] = en
-		}
-		return m, err
-	}
+	read := func(id Hash) (map[string]TreeEntry, error) { return readTreeMap(ctx, o, id) }
 	walk = func(a, b Hash) error {
 		if a == b {
 			return nil
@@ -288,4 +278,18 @@ func diffTrees(ctx context.Context, o Objects, a, b Hash) (added, modified, dele
 	}
 	err = walk(a, b)
 	return added, modified, deleted, err
+}
+
+// readTreeMap reads tree id's entries keyed by name; ZeroHash is the empty
+// tree.
+func readTreeMap(ctx context.Context, o Objects, id Hash) (map[string]TreeEntry, error) {
+	m := map[string]TreeEntry{}
+	if id.IsZero() {
+		return m, nil
+	}
+	list, err := o.ReadTree(ctx, id)
+	for _, en := range list {
+		m[en.Name] = en
+	}
+	return m, err
 }
