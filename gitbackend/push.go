@@ -366,6 +366,8 @@ func (v *Vault) encodePack(w io.Writer, objs []engine.Hash) error {
 	return err
 }
 
+// packEntryHeader encodes a pack entry header: type and size in git's
+// variable-length encoding.
 func packEntryHeader(typ int, size int64) []byte {
 	var b [16]byte
 	c := byte(typ<<4) | byte(size&0x0f)

@@ -133,18 +133,7 @@ func (w *packWriter) start() error {
 // writeEntryHeader writes a pack entry header: type and size in git's
 // variable-length encoding.
 func (w *packWriter) writeEntryHeader(typ int, size int64) error {
-	var b [16]byte
-	c := byte(typ<<4) | byte(size&0x0f)
-	size >>= 4
-	n := 0
-	for size > 0 {
-		b[n] = c | 0x80
-		n++
-		c = byte(size & 0x7f)
-		size >>= 7
-	}
-	b[n] = c
-	_, err := w.Write(b[:n+1])
+	_, err := w.Write(packEntryHeader(typ, size))
 	return err
 }
 
