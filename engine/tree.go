@@ -22,25 +22,52 @@ type FileEntry struct {
 // never writes (symlinks, submodules) are refused: a vault written by tv
 // never holds them.
 func flatten(ctx context.Context, o Objects, tree Hash) ([]FileEntry, error) {
-	if tree.IsZero() {
-		return nil, nil
-	}
-	// Trees are read in parallel (a workspace of 10k+ files has 1k+ of
-	// them); the result is sorted at the end.
 	var (
-		mu       sync.Mutex
-		out      []FileEntry
+		mu  sync.Mutex
+		out []FileEntry
+	)
+	err := walkTrees(ctx, o, tree, func(dir string, entries []TreeEntry) error {
+		var files []FileEntry
+		for _, en := range entries {
+			p := path.Join(dir, en.Name)
+			switch en.Mode {
+			case ModeDir:
+			case ModeFile, ModeExecutable:
+				files = append(files, FileEntry{Path: p, Mode: en.Mode, ID: en.ID})
+			default:
+				return &BadEntryError{Path: p, Mode: en.Mode}
+			}
+		}
+		mu.Lock()
+		out = append(out, files...)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// walkTrees reads every tree under tree (ZeroHash: none) in parallel,
+// ScanWorkers reads at a time (a workspace of 10k+ files has 1k+ trees),
+// and calls visit with each tree's folder path ("" for the root) and
+// entries; visit may run concurrently with itself. The first error, of a
+// read or of visit, stops the walk and is returned.
+func walkTrees(ctx context.Context, o Objects, tree Hash, visit func(dir string, entries []TreeEntry) error) error {
+	if tree.IsZero() {
+		return nil
+	}
+	var (
+		errOnce  sync.Once
 		firstErr error
 		failed   atomic.Bool
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, ScanWorkers)
 	)
 	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
+		errOnce.Do(func() { firstErr = err })
 		failed.Store(true)
 	}
 	var walk func(dir string, id Hash)
@@ -52,36 +79,24 @@ func flatten(ctx context.Context, o Objects, tree Hash) ([]FileEntry, error) {
 		sem <- struct{}{}
 		entries, err := o.ReadTree(ctx, id)
 		<-sem
+		if err == nil {
+			err = visit(dir, entries)
+		}
 		if err != nil {
 			fail(err)
 			return
 		}
-		var files []FileEntry
 		for _, en := range entries {
-			p := path.Join(dir, en.Name)
-			switch en.Mode {
-			case ModeDir:
+			if en.Mode == ModeDir {
 				wg.Add(1)
-				go walk(p, en.ID)
-			case ModeFile, ModeExecutable:
-				files = append(files, FileEntry{Path: p, Mode: en.Mode, ID: en.ID})
-			default:
-				fail(&BadEntryError{Path: p, Mode: en.Mode})
-				return
+				go walk(path.Join(dir, en.Name), en.ID)
 			}
 		}
-		mu.Lock()
-		out = append(out, files...)
-		mu.Unlock()
 	}
 	wg.Add(1)
 	walk("", tree)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	slices.SortFunc(out, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
-	return out, nil
+	return firstErr
 }
 
 // lookupPath returns the entry at a slash path inside tree, reading only
