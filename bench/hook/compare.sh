@@ -64,7 +64,7 @@ awk -v dir="$bulk" -v n="$FILES" 'BEGIN {
 	}
 }'
 "$tv" workspace import "$src" --name big >/dev/null
-ws=$("$tv" workspace list --json | sed -n 's/.*"id": "\(ws_[a-z2-7]*\)".*/\1/p' | head -1)
+ws=$("$tv" workspace list --json | sed -n 's/.*"workspace_id": "\(ws_[a-z2-7]*\)".*/\1/p' | head -1)
 "$tv" workspace checkout big --output "$WORK/co" >/dev/null
 
 srv=$WORK/srv
