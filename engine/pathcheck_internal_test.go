@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thalix/tv/icm"
 )
 
 // naivePathFindings is pathRuleFindings without its shortcut: every path
@@ -79,3 +82,37 @@ func FuzzPathRuleFindings(f *testing.F) {
 		}
 	})
 }
+
+// TestFullFoldersMatchesParents: the stack over a walk listing finds the
+// folders that hold a file exactly as collecting every file's parents.
+func TestFullFoldersMatchesParents(t *testing.T) {
+	tests := []struct {
+		name    string
+		listing []icm.Entry
+	}{
+		{"empty", nil},
+		{"nested empty folders", []icm.Entry{dir("a"), dir("a/b"), dir("a/b/c"), file("a/b.md"), dir("d"), dir("d/e")}},
+		{"name prefixes", []icm.Entry{dir("a"), dir("a/b"), file("a/b/x"), dir("a/bc"), dir("ab"), file("ab/y")}},
+		{"irregular file keeps its folder", []icm.Entry{dir("s"), {Path: "s/link", Type: fs.ModeSymlink}, dir("t")}},
+		{"deep file", []icm.Entry{dir("a"), dir("a/b"), dir("a/b/c"), dir("a/b/c/d"), file("a/b/c/d/e"), dir("a/b/z")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parents := map[string]bool{}
+			for _, e := range tt.listing {
+				if !e.Type.IsDir() {
+					addParents(parents, e.Path)
+				}
+			}
+			got := fullFolders(tt.listing)
+			for i, e := range tt.listing {
+				if want := e.Type.IsDir() && parents[e.Path]; got[i] != want {
+					t.Errorf("%s: full = %v, want %v", e.Path, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+func dir(p string) icm.Entry  { return icm.Entry{Path: p, Type: fs.ModeDir} }
+func file(p string) icm.Entry { return icm.Entry{Path: p} }

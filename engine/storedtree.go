@@ -22,21 +22,42 @@ const RuleScope = "scope"
 // (regular or irregular) below it: git stores no empty folder. It returns
 // the kept listing, still in walk order, and the dropped folders.
 func storedListing(listing []icm.Entry) (kept []icm.Entry, dropped []string) {
-	full := map[string]bool{}
-	for _, e := range listing {
-		if !e.Type.IsDir() {
-			addParents(full, e.Path)
-		}
-	}
+	full := fullFolders(listing)
 	kept = make([]icm.Entry, 0, len(listing))
-	for _, e := range listing {
-		if e.Type.IsDir() && !full[e.Path] {
+	for i, e := range listing {
+		if e.Type.IsDir() && !full[i] {
 			dropped = append(dropped, e.Path)
 			continue
 		}
 		kept = append(kept, e)
 	}
 	return kept, dropped
+}
+
+// fullFolders says, per entry of a walk listing, whether it is a folder
+// with a file (regular or irregular) somewhere below it. In walk order a
+// folder's contents follow it, so the folders holding an entry are the
+// ones still open on a stack: no per-folder map.
+func fullFolders(listing []icm.Entry) []bool {
+	full := make([]bool, len(listing))
+	var open []int // indexes of the folders holding the current entry
+	for i, e := range listing {
+		for len(open) > 0 {
+			d := listing[open[len(open)-1]].Path
+			if len(e.Path) > len(d) && e.Path[len(d)] == '/' && e.Path[:len(d)] == d {
+				break
+			}
+			open = open[:len(open)-1]
+		}
+		if e.Type.IsDir() {
+			open = append(open, i)
+			continue
+		}
+		for k := len(open) - 1; k >= 0 && !full[open[k]]; k-- {
+			full[open[k]] = true
+		}
+	}
+	return full
 }
 
 // droppedFindings warns about the topmost dropped folders: they exist on
