@@ -40,8 +40,8 @@ func TestWriteFile(t *testing.T) {
 		opt      Options
 		stream   bool // through WriteFunc
 		fillErr  error
-		wantErr  error  // errors.Is
-		wantAny  bool   // any error
+		wantErr  error // errors.Is
+		wantAny  bool  // any error
 		wantMode fs.FileMode
 		wantTemp string // regexp the temporary name seen by BeforeRename matches
 	}{
