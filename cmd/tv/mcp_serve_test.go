@@ -440,9 +440,9 @@ func TestMCPServeRawStdio(t *testing.T) {
 		io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
 		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_whoami","arguments":{}}}`+"\n")
-		time.Sleep(500 * time.Millisecond)
-		in.Close()
 	}()
+	// stdin closes once the last request is answered (or after 30 s).
+	defer time.AfterFunc(30*time.Second, func() { in.Close() }).Stop()
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 4<<20)
 	var lines []map[string]any
@@ -452,6 +452,9 @@ func TestMCPServeRawStdio(t *testing.T) {
 			t.Fatalf("stdout line is not JSON-RPC: %q", sc.Text())
 		}
 		lines = append(lines, m)
+		if m["id"] == float64(2) {
+			in.Close()
+		}
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit on stdin EOF: %v\n%s", err, stderr.String())
