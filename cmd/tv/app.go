@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/thalix/tv/engine"
 
@@ -25,6 +26,9 @@ type IO struct {
 	Environ func() []string
 	// StderrIsTerminal reports whether progress bars may be drawn.
 	StderrIsTerminal bool
+	// Now is the clock of `tv mcp serve`'s scope cache and evidence; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // app carries the IO and global flags through a command run.

@@ -67,6 +67,7 @@ func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
 		EvidencePath: evidence,
 		Version:      mcpServerVersion(),
 		Log:          a.io.Stderr,
+		Now:          a.io.Now,
 	})
 	if err != nil {
 		return err

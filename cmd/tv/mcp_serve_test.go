@@ -158,6 +158,72 @@ func (e *vsEnv) serve(user, version string, args ...string) *vsClient {
 	return c
 }
 
+// serveAt runs `tv mcp serve` as user in this process (Run, as main
+// does) with the clock given, so a test moves the scope cache past
+// ScopeTTL instead of sleeping through it, and connects an SDK client over
+// pipes. The tests above cover the real process.
+func (e *vsEnv) serveAt(clock *testClock, user, version string, args ...string) *vsClient {
+	e.t.Helper()
+	env := map[string]string{}
+	for _, kv := range e.env(user) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	c := &vsClient{changed: make(chan struct{}, 16), stderr: &lockedBuffer{}}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Run(context.Background(), append([]string{"tv", "mcp", "serve"}, args...), &IO{
+			Stdin: inR, Stdout: outW, Stderr: c.stderr, Now: clock.Now,
+			Getenv: func(k string) string { return env[k] },
+		})
+		outW.Close()
+		done <- code
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "tv-serve-e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.changed <- struct{}{} },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		e.t.Fatalf("connect %s %v: %v\n%s", user, args, err, c.stderr)
+	}
+	c.cs = cs
+	e.t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		if code := <-done; code != 0 {
+			e.t.Errorf("tv mcp serve exited %d\n%s", code, c.stderr)
+		}
+	})
+	return c
+}
+
+// testClock is a clock only the test moves, safe to read from the
+// server's goroutines.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock { return &testClock{now: time.Now()} }
+
+// Now returns the clock's time.
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 func (c *vsClient) names(t *testing.T) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -374,9 +440,9 @@ func TestMCPServeRawStdio(t *testing.T) {
 		io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
 		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_whoami","arguments":{}}}`+"\n")
-		time.Sleep(500 * time.Millisecond)
-		in.Close()
 	}()
+	// stdin closes once the last request is answered (or after 30 s).
+	defer time.AfterFunc(30*time.Second, func() { in.Close() }).Stop()
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 4<<20)
 	var lines []map[string]any
@@ -386,6 +452,9 @@ func TestMCPServeRawStdio(t *testing.T) {
 			t.Fatalf("stdout line is not JSON-RPC: %q", sc.Text())
 		}
 		lines = append(lines, m)
+		if m["id"] == float64(2) {
+			in.Close()
+		}
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit on stdin EOF: %v\n%s", err, stderr.String())
@@ -504,7 +573,8 @@ func TestMCPServeContractChange(t *testing.T) {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := newVSEnv(t)
 			ws := e.setup()
-			c := e.serve("alice", version, "--workspace", "demo", "--stage", "stages/01-research")
+			clock := newTestClock()
+			c := e.serveAt(clock, "alice", version, "--workspace", "demo", "--stage", "stages/01-research")
 			if got := c.names(t); len(got) != 5 {
 				t.Fatalf("visible %v", got)
 			}
@@ -514,7 +584,7 @@ func TestMCPServeContractChange(t *testing.T) {
 				t.Fatalf("find %+v", fd)
 			}
 			e.setPolicy("alice", "stages/01-research", "vault_file_info", "vault_file_read", "vault_workspace_walk_test", "vault_workspace_commit")
-			time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+			clock.Advance(vaultmcp.ScopeTTL)
 			c.call(t, "vault_file_find", map[string]any{"pattern": "**"}).refused(t, "vault_file_find refused", "not available in this scope")
 			c.waitChanged(t)
 			if got := c.names(t); slices.Contains(got, "vault_file_find") || len(got) != 4 {
@@ -536,7 +606,8 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 	e := newVSEnv(t)
 	ws := e.setup()
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	c := e.serve("bob", "", "--workspace", ws, "--stage", "stages/01-research")
+	clock := newTestClock()
+	c := e.serveAt(clock, "bob", "", "--workspace", ws, "--stage", "stages/01-research")
 	if got := c.names(t); !slices.Contains(got, "vault_workspace_commit") {
 		t.Fatalf("bob with write: %v", got)
 	}
@@ -553,7 +624,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 
 	e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
 	before := e.refs()
-	time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+	clock.Advance(vaultmcp.ScopeTTL)
 	c.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "bob: findings"}).refused(t, "not available in this scope", "rank")
 	c.waitChanged(t)
 	if got := c.names(t); slices.Contains(got, "vault_workspace_commit") || len(got) != 4 {
@@ -568,7 +639,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 
 	// Write again: the tool comes back and commits through the engine.
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+	clock.Advance(vaultmcp.ScopeTTL)
 	var cr struct {
 		Version string
 		Added   int
@@ -605,7 +676,8 @@ func TestMCPServePartialAccess(t *testing.T) {
 		return nil
 	})
 
-	s := e.serve("bob", "", "--workspace", "demo", "--stage", "01-research")
+	clock := newTestClock()
+	s := e.serveAt(clock, "bob", "", "--workspace", "demo", "--stage", "01-research")
 	if got := s.names(t); len(got) != 4 {
 		t.Fatalf("bob with read: %v", got)
 	}
@@ -613,7 +685,7 @@ func TestMCPServePartialAccess(t *testing.T) {
 	s.call(t, "vault_file_read", map[string]any{"path": "stages/01-research/CONTEXT.md"}).ok(t, nil)
 
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+	clock.Advance(vaultmcp.ScopeTTL)
 	if got := s.names(t); len(got) != 5 {
 		t.Fatalf("bob with write: %v", got)
 	}

@@ -85,19 +85,20 @@ func (st *ScopeState) sameOutcome(o *ScopeState) bool {
 }
 
 // Scope returns the current scope, resolving it again when the cached one
-// is older than ScopeTTL. A resolution whose inputs or outcome differ from
+// is older than ScopeTTL by the server's clock (Config.Now). A resolution whose inputs or outcome differ from
 // the previous one is recorded as evidence; one whose visible set differs
 // sends notifications/tools/list_changed.
 func (s *Server) Scope(ctx context.Context) *ScopeState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != nil && time.Since(s.checked) < s.ttl {
+	// A negative age (the clock was set back) counts as expired.
+	if age := s.cfg.Now().Sub(s.checked); s.state != nil && age >= 0 && age < s.ttl {
 		return s.state
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ResolveTimeout)
 	st := s.resolve(rctx)
 	cancel()
-	s.checked = time.Now()
+	s.checked = s.cfg.Now()
 	prev := s.state
 	if prev != nil && prev.sameOutcome(st) {
 		st.CorrelationID = prev.CorrelationID

@@ -169,15 +169,18 @@ func TestScopeTTL(t *testing.T) {
 	f := newFixture(t)
 	f.grant("bob", engine.RankWrite, "demo:"+stage1)
 	s := f.server(bob, stage1)
-	s.ttl = ScopeTTL
-	if got := listNames(t, s); len(got) != 5 {
+	clock := newTestClock()
+	s.cfg.Now = clock.Now
+	if got := listNames(t, s); len(got) != 5 { // resolved at now (TTL 0)
 		t.Fatalf("visible %v", got)
 	}
+	s.ttl = ScopeTTL
 	f.grant("bob", engine.RankRead, "demo:"+stage1)
+	clock.Advance(ScopeTTL - time.Millisecond)
 	if got := listNames(t, s); len(got) != 5 {
 		t.Fatalf("within the TTL: %v", got)
 	}
-	time.Sleep(ScopeTTL + 50*time.Millisecond)
+	clock.Advance(time.Millisecond)
 	if got := listNames(t, s); len(got) != 4 {
 		t.Fatalf("after the TTL: %v", got)
 	}

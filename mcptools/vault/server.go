@@ -34,7 +34,8 @@ type Config struct {
 	EvidencePath string
 	// Version is reported in the initialize result.
 	Version string
-	// Now is the clock for captured_at and evidence times (time.Now when nil).
+	// Now is the clock for captured_at, evidence times and the age of the
+	// cached scope (time.Now when nil).
 	Now func() time.Time
 	// Log receives diagnostics (stderr); nil discards them.
 	Log io.Writer

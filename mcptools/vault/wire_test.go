@@ -79,7 +79,7 @@ func TestWireVaultScoped(t *testing.T) {
 		// Not initialized: tools/list is refused (the SDK) and a change,
 		// seen by the idle re-check, sends nothing.
 		{In: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
-		{Before: func() { read(); time.Sleep(ScopeTTL) }, In: `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
+		{Before: func() { read(); waitIdleRecheck(t, s, engine.RankRead) }, In: `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
 		{In: initLine},
 		{In: `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
 		{Before: write, In: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, Notes: 1},
@@ -100,4 +100,23 @@ func TestWireVaultScoped(t *testing.T) {
 	}
 	got := wiretest.Transcript(t, wireServe(s), steps, f.wireNormalizer())
 	golden.File(t, filepath.Join("testdata", "wire", "scoped.txt"), got, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vault and review the diff")
+}
+
+// waitIdleRecheck waits until the server's idle re-check (watchScope) has
+// resolved the scope again and found rank.
+func waitIdleRecheck(t *testing.T, s *Server, rank engine.Rank) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s.mu.Lock()
+		st := s.state
+		s.mu.Unlock()
+		if st != nil && st.Rank == rank {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle re-check did not see rank %s within 30 s (scope %+v)", rank, st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
