@@ -103,9 +103,13 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 // `git repack --geometric=2` does (geometricSplit), so the large packs of
 // a vault's history are not copied again by every consolidation: a
 // consolidation's cost follows the packs written since the last ones, not
-// the vault.
-func (v *Vault) mergeable(dir string) ([]string, error) {
+// the vault. A batch's pack not installed yet (batch, may be nil) counts
+// as one more pack, named batchPackName.
+func (v *Vault) mergeable(dir string, batch *pendingPack) ([]string, error) {
 	packs, midx, err := listPacks(dir)
+	if batch != nil {
+		packs = append(packs, packOnDisk{name: batchPackName, size: batch.size})
+	}
 	if err != nil || midx || len(packs) <= v.packLimit {
 		return nil, err
 	}
@@ -167,44 +171,54 @@ func geometricSplit(packs []packOnDisk) int {
 	return split
 }
 
+// batchPackName stands for a batch's pending pack among the names of
+// packs to merge.
+const batchPackName = ""
+
 // consolidate merges the small packs into one when the vault holds more
-// than v.packLimit packs (see the top of this file). It returns how many
-// packs were merged; 0 with a nil error when there was nothing to do or
-// another consolidation holds the lock. Callers treat it as best effort.
-func (v *Vault) consolidate() (int, error) {
+// than v.packLimit packs (see the top of this file). When batch is not nil
+// it is a batch's complete pack not installed yet: if the merge picks it,
+// its objects go into the merged pack, which saves writing, fsyncing and
+// installing it on its own (folded reports that; the caller then only
+// removes its temporary file); if not, nothing is done and the caller
+// installs it and calls consolidate(nil). It returns how many packs were
+// merged; 0 with a nil error when there was nothing to do or another
+// consolidation holds the lock. Callers treat it as best effort.
+func (v *Vault) consolidate(batch *pendingPack) (n int, folded bool, err error) {
 	if v.mem != nil {
-		return 0, nil
+		return 0, false, nil
 	}
 	// The pack set loaded in memory is recent (NewObjectWriter refreshes
 	// it): a batch below the limit costs no syscall here.
-	v.packs.mu.RLock()
-	loaded := len(v.packs.packs)
-	v.packs.mu.RUnlock()
-	if loaded <= v.packLimit {
-		return 0, nil
+	loaded := v.loadedPacks()
+	if batch != nil {
+		loaded++
 	}
-	dir := filepath.Join(v.path, "objects", "pack")
-	if names, err := v.mergeable(dir); err != nil || names == nil {
-		return 0, err
+	if loaded <= v.packLimit {
+		return 0, false, nil
+	}
+	dir := v.packDir()
+	if names, err := v.mergeable(dir, batch); err != nil || !worthMerging(names, batch) {
+		return 0, false, err
 	}
 	unlock, ok := lockConsolidation(dir, v.lockStale)
 	if !ok {
-		return 0, nil
+		return 0, false, nil
 	}
 	defer unlock()
 	// List again under the lock: another process may just have merged.
-	names, err := v.mergeable(dir)
-	if err != nil || names == nil {
-		return 0, err
+	names, err := v.mergeable(dir, batch)
+	if err != nil || !worthMerging(names, batch) {
+		return 0, false, err
 	}
-	name, merged, err := v.mergePacks(dir, names)
-	if err != nil || len(merged) == 0 {
-		return 0, err
+	name, err := v.mergePacks(dir, names, batch)
+	if err != nil {
+		return 0, false, err
 	}
 	// The new pack is durable and in place: the merged ones can go. A pack
 	// that came out byte for byte like the new one has its name: it stays.
-	for _, m := range merged {
-		if m == name {
+	for _, m := range names {
+		if m == name || m == batchPackName {
 			continue
 		}
 		os.Remove(filepath.Join(dir, m+".idx")) // first: no reader loads it any more
@@ -214,9 +228,22 @@ func (v *Vault) consolidate() (int, error) {
 	// duplicate pack, which the next consolidation merges away.
 	// Drop the deleted packs from this process's lookups.
 	if _, err := v.refreshPacks(); err != nil {
-		return len(merged), err
+		return len(names), batch != nil, err
 	}
-	return len(merged), nil
+	return len(names), batch != nil, nil
+}
+
+// loadedPacks is how many packs this process has loaded.
+func (v *Vault) loadedPacks() int {
+	v.packs.mu.RLock()
+	defer v.packs.mu.RUnlock()
+	return len(v.packs.packs)
+}
+
+// worthMerging reports whether a consolidation merges names: some, and
+// the batch's pack among them when there is one.
+func worthMerging(names []string, batch *pendingPack) bool {
+	return len(names) > 0 && (batch == nil || slices.Contains(names, batchPackName))
 }
 
 // lockConsolidation takes the consolidation lock in dir. It reports false

@@ -413,7 +413,7 @@ func TestConsolidationOutputNamedLikeInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	v1.packLimit = 1
-	n, err := v1.consolidate()
+	n, _, err := v1.consolidate(nil)
 	if err != nil || n != 2 {
 		t.Fatalf("consolidate: %d, %v", n, err)
 	}
@@ -922,7 +922,7 @@ func BenchmarkOpenReadCommit(b *testing.B) {
 		}
 		if consolidated {
 			v.packLimit = AutoPackLimit
-			if n, err := v.consolidate(); err != nil || n != commits {
+			if n, _, err := v.consolidate(nil); err != nil || n != commits {
 				b.Fatalf("consolidate: %d, %v", n, err)
 			}
 		}

@@ -104,10 +104,18 @@ func (e *mergeEntry) canonical() *mergeEntry {
 	return e
 }
 
-// mergePacks merges the packs names into one new pack with deltas and
-// installs it. It returns the new pack's name and the merged packs (all
-// of names); on error nothing was installed.
-func (v *Vault) mergePacks(dir string, names []string) (string, []string, error) {
+// pendingPack is a batch's pack, complete (count and trailer written) but
+// neither fsynced nor installed, with its index in memory.
+type pendingPack struct {
+	path string
+	size int64
+	idx  *rawIndex
+}
+
+// mergePacks merges the packs names (batchPackName: batch) into one new
+// pack with deltas and installs it. It returns the new pack's name; on
+// error nothing was installed.
+func (v *Vault) mergePacks(dir string, names []string, batch *pendingPack) (string, error) {
 	var srcs []*mergeSource
 	defer func() {
 		for _, s := range srcs {
@@ -117,9 +125,15 @@ func (v *Vault) mergePacks(dir string, names []string) (string, []string, error)
 	budget := int64(mergeContentBytes)
 	br := bufio.NewReaderSize(nil, packBufferBytes)
 	for _, name := range names {
-		s, err := scanPack(dir, name, br, &budget)
+		var s *mergeSource
+		var err error
+		if name == batchPackName {
+			s, err = scanPack(batch.path, "this batch's pack", batch.idx, br, &budget)
+		} else {
+			s, err = scanPackNamed(dir, name, br, &budget)
+		}
 		if err != nil {
-			return "", nil, fmt.Errorf("consolidate %s: %w", name, err)
+			return "", fmt.Errorf("consolidate %s: %w", name, err)
 		}
 		srcs = append(srcs, s)
 	}
@@ -132,27 +146,32 @@ func (v *Vault) mergePacks(dir string, names []string) (string, []string, error)
 	w := &packWriter{v: v, seen: map[engine.Hash]bool{}}
 	defer w.removeTemp() // nothing once finish renamed it
 	if err := w.start(); err != nil {
-		return "", nil, fmt.Errorf("consolidate: %w", err)
+		return "", fmt.Errorf("consolidate: %w", err)
 	}
 	if err := w.writeMerged(all, cands); err != nil {
-		return "", nil, fmt.Errorf("consolidate: %w", err)
+		return "", fmt.Errorf("consolidate: %w", err)
 	}
 	name, err := w.finish()
 	if err != nil {
-		return "", nil, fmt.Errorf("consolidate: %w", err)
+		return "", fmt.Errorf("consolidate: %w", err)
 	}
-	return name, names, nil
+	return name, nil
 }
 
-// scanPack reads pack name of dir once, checking every entry's CRC-32
-// and the trailer, parses the entry headers and inflates the whole
-// objects that may become deltas while budget lasts.
-func scanPack(dir, name string, br *bufio.Reader, budget *int64) (*mergeSource, error) {
+// scanPackNamed scans pack name of dir (scanPack).
+func scanPackNamed(dir, name string, br *bufio.Reader, budget *int64) (*mergeSource, error) {
 	idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(dir, name+".pack"))
+	return scanPack(filepath.Join(dir, name+".pack"), name, idx, br, budget)
+}
+
+// scanPack reads the pack at path, indexed by idx, once, checking every
+// entry's CRC-32 and the trailer, parses the entry headers and inflates
+// the whole objects that may become deltas while budget lasts.
+func scanPack(path, name string, idx *rawIndex, br *bufio.Reader, budget *int64) (*mergeSource, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
