@@ -1,0 +1,541 @@
+package gitbackend
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/thalix/tv/engine"
+)
+
+// Merging packs with deltas. A batch writes whole objects (a commit stays
+// cheap); consolidation, which reads the small packs anyway, is where
+// objects become deltas, as in `git gc`:
+//
+//  1. scan: every merged pack is read once from start to end, each entry
+//     checked against its index's CRC-32 and the pack against its SHA-1
+//     trailer (a corrupt pack is never spread: the merge stops); whole
+//     objects up to DeltaMaxObjectBytes are inflated, up to
+//     mergeContentBytes in all. Their trees name their entries: a blob or
+//     tree gets the hash of its name, so versions of one file meet.
+//  2. select: the inflated objects, sorted by type, name and size
+//     (largest first: the newest version of a growing file stays whole,
+//     older ones become deltas of it, as git does), each try the
+//     DeltaWindow objects before them as a base (go-git's DiffDelta) and
+//     keep the smallest delta under half the object's size. A chain never
+//     gets deeper than DeltaDepth, counting the deltas the merged packs
+//     already hang on the object.
+//  3. write: first the inflated objects in that order (a base before its
+//     deltas, as OFS_DELTA needs), whole ones copied raw; then every
+//     other whole entry copied raw; then the merged packs' own delta
+//     entries, their zlib data copied raw behind a new header whose
+//     OFS_DELTA offset points at the base's new place (a REF_DELTA
+//     becomes an OFS_DELTA). A delta whose base is missing or whose chain
+//     would grow past DeltaDepth is written whole, read through the vault.
+//
+// The cost follows the merged packs' size, and geometric merging
+// (consolidate.go) keeps that to the packs written since the last merges.
+
+// mergeContentBytes bounds the inflated objects one merge holds for delta
+// selection; objects beyond it are copied as they are.
+const mergeContentBytes = 32 << 20
+
+// mergeMinDeltaBytes is the size under which an object is not worth a
+// delta (the entry header and base offset eat the gain).
+const mergeMinDeltaBytes = 64
+
+// mergeZlibLevel compresses the deltas a merge writes: they are small and
+// written once, so a better level costs little.
+const mergeZlibLevel = zlib.DefaultCompression
+
+// mergeSource is one pack being merged.
+type mergeSource struct {
+	name    string
+	f       *os.File
+	entries []*mergeEntry // in pack order
+	byOff   map[int64]*mergeEntry
+	idx     *rawIndex
+}
+
+// mergeEntry is one entry of a merged pack and what the merge does with it.
+type mergeEntry struct {
+	src      *mergeSource
+	id       engine.Hash
+	off, end int64 // in the old pack
+	head     packEntryHead
+	content  []byte // inflated: a delta candidate
+	name     uint32 // hash of the name a tree gives it; 0 unknown
+
+	dup    *mergeEntry // the same object, written in its place
+	srcDep int         // chain length in the old pack (-1: not known yet)
+	root   *mergeEntry // the whole entry its old chain ends at
+	below  int         // longest old chain hanging on it (a whole entry)
+
+	base    *mergeEntry // the new delta base of a candidate
+	delta   []byte
+	depth   int // chain length in the new pack
+	newOff  int64
+	written bool
+}
+
+// isDelta reports whether the entry is a delta in its old pack.
+func (e *mergeEntry) isDelta() bool {
+	return e.head.typ == typeOfsDelta || e.head.typ == typeRefDelta
+}
+
+// canonical is the entry written for e's object.
+func (e *mergeEntry) canonical() *mergeEntry {
+	if e.dup != nil {
+		return e.dup
+	}
+	return e
+}
+
+// pendingPack is a batch's pack, complete (count and trailer written) but
+// neither fsynced nor installed, with its index in memory.
+type pendingPack struct {
+	path string
+	size int64
+	idx  *rawIndex
+}
+
+// mergePacks merges the packs names (batchPackName: batch) into one new
+// pack with deltas and installs it. It returns the new pack's name; on
+// error nothing was installed.
+func (v *Vault) mergePacks(dir string, names []string, batch *pendingPack) (string, error) {
+	var srcs []*mergeSource
+	defer func() {
+		for _, s := range srcs {
+			s.f.Close()
+		}
+	}()
+	budget := int64(mergeContentBytes)
+	br := bufio.NewReaderSize(nil, packBufferBytes)
+	for _, name := range names {
+		var s *mergeSource
+		var err error
+		if name == batchPackName {
+			s, err = scanPack(batch.path, "this batch's pack", batch.idx, br, &budget)
+		} else {
+			s, err = scanPackNamed(dir, name, br, &budget)
+		}
+		if err != nil {
+			return "", fmt.Errorf("consolidate %s: %w", name, err)
+		}
+		srcs = append(srcs, s)
+	}
+	all := markDuplicates(srcs)
+	for _, e := range all {
+		sourceDepth(e, 0)
+	}
+	cands := selectDeltas(all)
+
+	w := &packWriter{v: v, seen: map[engine.Hash]bool{}}
+	defer w.removeTemp() // nothing once finish renamed it
+	if err := w.start(); err != nil {
+		return "", fmt.Errorf("consolidate: %w", err)
+	}
+	if err := w.writeMerged(all, cands); err != nil {
+		return "", fmt.Errorf("consolidate: %w", err)
+	}
+	name, err := w.finish()
+	if err != nil {
+		return "", fmt.Errorf("consolidate: %w", err)
+	}
+	return name, nil
+}
+
+// scanPackNamed scans pack name of dir (scanPack).
+func scanPackNamed(dir, name string, br *bufio.Reader, budget *int64) (*mergeSource, error) {
+	idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
+	if err != nil {
+		return nil, err
+	}
+	return scanPack(filepath.Join(dir, name+".pack"), name, idx, br, budget)
+}
+
+// scanPack reads the pack at path, indexed by idx, once, checking every
+// entry's CRC-32 and the trailer, parses the entry headers and inflates
+// the whole objects that may become deltas while budget lasts.
+func scanPack(path, name string, idx *rawIndex, br *bufio.Reader, budget *int64) (*mergeSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &mergeSource{name: name, f: f, idx: idx, byOff: map[int64]*mergeEntry{}}
+	if err := s.scan(br, budget); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *mergeSource) scan(br *bufio.Reader, budget *int64) error {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return err
+	}
+	n := len(s.idx.names) / 20
+	order := make([]int, n) // index positions in pack order
+	offs := make([]int64, n)
+	for i := range n {
+		order[i] = i
+		o := binary.BigEndian.Uint32(s.idx.off32[4*i:])
+		if o&0x80000000 == 0 {
+			offs[i] = int64(o)
+		} else {
+			offs[i] = int64(binary.BigEndian.Uint64(s.idx.off64[8*int(o&0x7fffffff):]))
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(offs[a], offs[b]) })
+
+	sum := sha1.New() // of everything before the trailer
+	br.Reset(s.f)
+	defer br.Reset(nil)
+	var hdr [12]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		return fmt.Errorf("read pack header: %w", err)
+	}
+	sum.Write(hdr[:])
+	if !bytes.Equal(hdr[:4], []byte("PACK")) || binary.BigEndian.Uint32(hdr[4:]) != 2 && binary.BigEndian.Uint32(hdr[4:]) != 3 {
+		return errors.New("not a version 2 pack")
+	}
+	if int(binary.BigEndian.Uint32(hdr[8:])) != n {
+		return fmt.Errorf("pack holds %d objects, its index %d", binary.BigEndian.Uint32(hdr[8:]), n)
+	}
+	end := fi.Size() - 20
+	bufp := writerBufs.Get().(*[]byte)
+	defer writerBufs.Put(bufp)
+	buf := *bufp
+	var whole []byte // an entry read whole (small enough to inflate)
+	pos := int64(len(hdr))
+	for k, i := range order {
+		next := end
+		if k+1 < n {
+			next = offs[order[k+1]]
+		}
+		if offs[i] != pos || next <= pos || next > end {
+			return fmt.Errorf("entry at %d does not follow the previous one (at %d) inside the pack", offs[i], pos)
+		}
+		e := &mergeEntry{src: s, off: pos, end: next, srcDep: -1}
+		copy(e.id[:], s.idx.names[20*i:])
+		crc := uint32(0)
+		if size := next - pos; size <= DeltaMaxObjectBytes+1024 {
+			whole = slices.Grow(whole[:0], int(size))[:size]
+			if _, err := io.ReadFull(br, whole); err != nil {
+				return fmt.Errorf("read entry at %d: %w", pos, err)
+			}
+			crc = crc32.Update(0, crc32.IEEETable, whole)
+			sum.Write(whole)
+			if e.head, err = parseEntryHead(whole, pos); err != nil {
+				return fmt.Errorf("entry at %d: %w", pos, err)
+			}
+			if isCandidateType(e.head.typ) && e.head.size >= mergeMinDeltaBytes && e.head.size <= min(DeltaMaxObjectBytes, *budget) {
+				if e.content, err = inflateExact(whole[e.head.dataOff:], e.head.size); err != nil {
+					return fmt.Errorf("entry %s at %d: %w", e.id, pos, err)
+				}
+				*budget -= e.head.size
+			}
+		} else {
+			for left, first := next-pos, true; left > 0; first = false {
+				chunk := buf[:min(int64(len(buf)), left)]
+				if _, err := io.ReadFull(br, chunk); err != nil {
+					return fmt.Errorf("read entry at %d: %w", pos, err)
+				}
+				if first {
+					if e.head, err = parseEntryHead(chunk, pos); err != nil {
+						return fmt.Errorf("entry at %d: %w", pos, err)
+					}
+				}
+				crc = crc32.Update(crc, crc32.IEEETable, chunk)
+				sum.Write(chunk)
+				left -= int64(len(chunk))
+			}
+		}
+		if want := binary.BigEndian.Uint32(s.idx.crcs[4*i:]); crc != want {
+			return fmt.Errorf("entry %s at %d: CRC-32 %08x, index says %08x", e.id, pos, crc, want)
+		}
+		s.entries = append(s.entries, e)
+		s.byOff[pos] = e
+		pos = next
+	}
+	if pos != end {
+		return errors.New("pack has bytes after its last entry")
+	}
+	var trailer [20]byte
+	if _, err := io.ReadFull(br, trailer[:]); err != nil {
+		return fmt.Errorf("read pack trailer: %w", err)
+	}
+	if !bytes.Equal(sum.Sum(nil), trailer[:]) || trailer != s.idx.sum {
+		return errors.New("pack checksum does not match its content or its index")
+	}
+	return nil
+}
+
+// isCandidateType reports whether objects of pack type typ may become
+// deltas (commits, trees, blobs).
+func isCandidateType(typ int) bool {
+	return typ == typeCommit || typ == typeTree || typ == typeBlob
+}
+
+// markDuplicates returns every entry of srcs and marks each object's
+// entries but one as duplicates of it, preferring a whole entry.
+func markDuplicates(srcs []*mergeSource) []*mergeEntry {
+	first := map[engine.Hash]*mergeEntry{}
+	var all []*mergeEntry
+	for _, deltas := range []bool{false, true} {
+		for _, s := range srcs {
+			for _, e := range s.entries {
+				if e.isDelta() != deltas {
+					continue
+				}
+				all = append(all, e)
+				if c, ok := first[e.id]; ok {
+					e.dup = c
+				} else {
+					first[e.id] = e
+				}
+			}
+		}
+	}
+	return all
+}
+
+// oldBase returns the entry of its own pack that delta entry e is based
+// on, or nil.
+func (e *mergeEntry) oldBase() *mergeEntry {
+	if e.head.typ == typeOfsDelta {
+		return e.src.byOff[e.head.baseOff]
+	}
+	if off, ok := e.src.idx.find(e.head.baseID); ok {
+		return e.src.byOff[off]
+	}
+	return nil
+}
+
+// sourceDepth computes e's chain length in its old pack and records it
+// as the "below" of the whole entry the chain ends at. A broken or
+// over-long chain counts as MaxDeltaChain: its root is never made a delta.
+func sourceDepth(e *mergeEntry, steps int) int {
+	if e.srcDep >= 0 {
+		return e.srcDep
+	}
+	if !e.isDelta() {
+		e.srcDep, e.root = 0, e
+		return 0
+	}
+	b := e.oldBase()
+	if b == nil || steps >= MaxDeltaChain {
+		e.srcDep = MaxDeltaChain
+		return e.srcDep
+	}
+	d := sourceDepth(b, steps+1)
+	e.srcDep, e.root = min(d+1, MaxDeltaChain), b.root
+	if e.root != nil {
+		e.root.below = max(e.root.below, e.srcDep)
+	}
+	return e.srcDep
+}
+
+// nameHash hashes a tree entry's name for delta selection.
+func nameHash(name string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32() | 1 // never 0, which means unknown
+}
+
+// selectDeltas picks a base for the inflated objects among all and
+// returns them in write order.
+func selectDeltas(all []*mergeEntry) []*mergeEntry {
+	var cands []*mergeEntry
+	byID := map[engine.Hash]*mergeEntry{}
+	for _, e := range all {
+		if e.content != nil && e.dup == nil {
+			cands = append(cands, e)
+			byID[e.id] = e
+		}
+	}
+	for _, e := range cands {
+		if e.head.typ != typeTree {
+			continue
+		}
+		entries, err := decodeTree(e.id, e.content)
+		if err != nil {
+			continue // copied as it is; only a hint is lost
+		}
+		for _, te := range entries {
+			if c := byID[te.ID]; c != nil && c.name == 0 {
+				c.name = nameHash(te.Name)
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b *mergeEntry) int {
+		return cmp.Or(cmp.Compare(a.head.typ, b.head.typ), cmp.Compare(a.name, b.name), cmp.Compare(b.head.size, a.head.size))
+	})
+	for i, e := range cands {
+		bestDelta(e, cands[max(0, i-DeltaWindow):i])
+	}
+	return cands
+}
+
+// bestDelta makes e a delta of the window's object that gives the
+// smallest delta under half e's size, if any.
+func bestDelta(e *mergeEntry, window []*mergeEntry) {
+	limit := e.head.size/2 - 20
+	for j := len(window) - 1; j >= 0; j-- {
+		b := window[j]
+		if b.head.typ != e.head.typ || b.name != e.name || b.depth+1+e.below > DeltaDepth {
+			continue
+		}
+		if diff := b.head.size - e.head.size; diff >= limit || -diff >= limit {
+			continue
+		}
+		d := packfile.DiffDelta(b.content, e.content)
+		if int64(len(d)) < limit {
+			e.base, e.delta, e.depth, limit = b, d, b.depth+1, int64(len(d))
+		}
+	}
+}
+
+// writeMerged writes the merge's entries (see the top of this file).
+func (w *packWriter) writeMerged(all, cands []*mergeEntry) error {
+	var zbuf bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&zbuf, mergeZlibLevel) // level is valid
+	for _, e := range cands {
+		if e.base == nil {
+			if err := w.copyEntry(e, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		zbuf.Reset()
+		zw.Reset(&zbuf)
+		zw.Write(e.delta)
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		hdr := appendOfsOffset(packEntryHeader(typeOfsDelta, int64(len(e.delta))), w.pos-e.base.newOff)
+		if err := w.putEntry(e, hdr, zbuf.Bytes()); err != nil {
+			return err
+		}
+	}
+	for _, e := range all {
+		if !e.written && e.dup == nil && !e.isDelta() {
+			if err := w.copyEntry(e, nil); err != nil {
+				return err
+			}
+		}
+	}
+	// The old packs' deltas, a base before its deltas; a REF_DELTA may
+	// name a base later in its pack, so repeat while that helps.
+	pending := slices.DeleteFunc(slices.Clone(all), func(e *mergeEntry) bool { return e.written || e.dup != nil })
+	for progress := true; len(pending) > 0 && progress; {
+		progress = false
+		rest := pending[:0]
+		for _, e := range pending {
+			b := e.oldBase()
+			if b == nil || !b.canonical().written {
+				rest = append(rest, e) // base missing or not yet written
+				continue
+			}
+			c := b.canonical()
+			if c.depth+1 > DeltaDepth {
+				if err := w.writeWhole(e); err != nil {
+					return err
+				}
+			} else {
+				e.depth = c.depth + 1
+				hdr := appendOfsOffset(packEntryHeader(typeOfsDelta, e.head.size), w.pos-c.newOff)
+				if err := w.copyEntry(e, hdr); err != nil {
+					return err
+				}
+			}
+			progress = true
+		}
+		pending = rest
+	}
+	for _, e := range pending {
+		if err := w.writeWhole(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putEntry appends one entry made of parts for e's object.
+func (w *packWriter) putEntry(e *mergeEntry, parts ...[]byte) error {
+	e.newOff = w.pos
+	w.crc.Reset()
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return fmt.Errorf("write pack: %w", err)
+		}
+	}
+	e.written = true
+	w.seen[e.id] = true
+	w.entries = append(w.entries, packEntry{id: e.id, offset: e.newOff, crc: w.crc.Sum32()})
+	return nil
+}
+
+// copyEntry appends e's entry from its old pack: raw when hdr is nil,
+// else hdr followed by the old entry's zlib data.
+func (w *packWriter) copyEntry(e *mergeEntry, hdr []byte) error {
+	from := e.off
+	if hdr != nil {
+		from += e.head.dataOff
+	}
+	e.newOff = w.pos
+	w.crc.Reset()
+	if _, err := w.Write(hdr); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	bufp := writerBufs.Get().(*[]byte)
+	defer writerBufs.Put(bufp)
+	if _, err := io.CopyBuffer(struct{ io.Writer }{w}, io.NewSectionReader(e.src.f, from, e.end-from), *bufp); err != nil {
+		return fmt.Errorf("copy entry %s: %w", e.id, err)
+	}
+	e.written = true
+	w.seen[e.id] = true
+	w.entries = append(w.entries, packEntry{id: e.id, offset: e.newOff, crc: w.crc.Sum32()})
+	return nil
+}
+
+// writeWhole appends e's object whole, read through the vault (its old
+// pack is still in place), for a delta the merge cannot keep as one.
+func (w *packWriter) writeWhole(e *mergeEntry) error {
+	typ, size, rc, err := w.v.openObject(e.id)
+	if err != nil {
+		return fmt.Errorf("read %s for the merge: %w", e.id, err)
+	}
+	defer rc.Close()
+	e.newOff = w.pos
+	e.depth = 0
+	w.crc.Reset()
+	if err := w.writeEntryHeader(typ, size); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	zw := w.zlibWriter()
+	if n, err := io.Copy(zw, rc); err != nil || n != size {
+		return fmt.Errorf("read %s for the merge: %d of %d bytes: %v", e.id, n, size, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	e.written = true
+	w.seen[e.id] = true
+	w.entries = append(w.entries, packEntry{id: e.id, offset: e.newOff, crc: w.crc.Sum32()})
+	return nil
+}
