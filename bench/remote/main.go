@@ -151,7 +151,10 @@ func run() error {
 	e.must(lenv, e.tv, "vault", "push", e.url)
 	e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(root, "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
 	var list struct {
-		Workspaces []struct{ ID, Name string } `json:"workspaces"`
+		Workspaces []struct {
+			ID   string `json:"workspace_id"`
+			Name string `json:"workspace_name"`
+		} `json:"workspaces"`
 	}
 	if err := json.Unmarshal([]byte(e.must(lenv, e.tv, "workspace", "list", "--json")), &list); err != nil {
 		return err
