@@ -41,6 +41,11 @@ type RemoteOptions struct {
 	CacheDir string
 	// Credentials supplies the credentials of a URL; nil means none.
 	Credentials Credentials
+	// ReadAhead names refs the caller is about to read (a checkout's
+	// workspace): their objects come in the same request as the vault's
+	// identity and grants, so a first checkout costs the server one
+	// listing and one fetch, as `git clone` does.
+	ReadAhead []string
 }
 
 // Remote is a tv vault on a git server: a local cache (a bare repository
@@ -97,7 +102,7 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 		return nil, err
 	}
 	r.lastSync = readLastSync(r.cache.path)
-	if err := r.start(ctx); err != nil {
+	if err := r.start(ctx, opts.ReadAhead); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -151,8 +156,9 @@ func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (in
 	return len(ups), r.push(ctx, ups, ups)
 }
 
-// start lists the server (or falls back to the cache) and reads the id.
-func (r *Remote) start(ctx context.Context) error {
+// start lists the server (or falls back to the cache) and reads the id,
+// fetching the identity, the grants and the readAhead refs in one round.
+func (r *Remote) start(ctx context.Context, readAhead []string) error {
 	_, err := r.list(ctx)
 	if errors.Is(err, ErrUnreachable) {
 		id, cerr := r.cache.loadID()
@@ -176,10 +182,12 @@ func (r *Remote) start(ctx context.Context) error {
 		h = r.listed[VaultIDRef]
 	}
 	// One round for the identity and the grants, which nearly every
-	// command reads next.
+	// command reads next, and what the caller said it reads.
 	first := map[string]engine.Hash{VaultIDRef: h}
-	if a, ok := r.listed[engine.AccessRef]; ok {
-		first[engine.AccessRef] = a
+	for _, name := range append([]string{engine.AccessRef}, readAhead...) {
+		if a, ok := r.listed[name]; ok {
+			first[name] = a
+		}
 	}
 	if err := r.ensure(ctx, first); err != nil {
 		return err
