@@ -73,8 +73,11 @@ func listOrder(order []string) mcp.Middleware {
 }
 
 // Serve runs srv over stdio (in, out; see Transport) until in is closed
-// (a clean exit) or ctx ends; diagnostics go to logw.
+// (a clean exit) or ctx ends; diagnostics go to logw. A pipe or socket in
+// is read through Go's poller (pollableInput).
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writer) error {
+	in, restore := pollableInput(in)
+	defer restore()
 	store := &resultStore{}
 	t := &Transport{In: in, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
 	err := srv.Run(context.WithValue(ctx, storeKey{}, store), t)
