@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,6 +81,7 @@ func BenchmarkReadFileLine(b *testing.B) {
 }
 
 func benchLine(b *testing.B, lines int) {
+	defer debug.SetGCPercent(debug.SetGCPercent(ServerGCPercent)) // as TuneGC sets it in tv's servers
 	l := benchFile(b, lines)
 	inR, inW := io.Pipe()
 	out := make(lineWriter, 4)

@@ -30,10 +30,7 @@ func Structured(v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}, nil
+	return EncodedResult(b), nil
 }
 
 // Failure returns an isError result explaining a domain failure (refused

@@ -29,7 +29,8 @@ type ServerOptions struct {
 }
 
 // NewServer returns the official SDK's server for a tools-only tv server:
-// the tools capability alone (no logging), and tools/list in opt.Order.
+// the tools capability alone (no logging), tools/list in opt.Order, and
+// tools/call results encoded in one pass (encodeOnce).
 func NewServer(opt ServerOptions) *mcp.Server {
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -43,7 +44,7 @@ func NewServer(opt ServerOptions) *mcp.Server {
 		// keep them (the SDK's default scope is "public").
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs, c.CacheScope = 0, "private" },
 	})
-	srv.AddReceivingMiddleware(listOrder(opt.Order))
+	srv.AddReceivingMiddleware(encodeOnce, listOrder(opt.Order))
 	return srv
 }
 
@@ -72,10 +73,14 @@ func listOrder(order []string) mcp.Middleware {
 }
 
 // Serve runs srv over stdio (in, out; see Transport) until in is closed
-// (a clean exit) or ctx ends; diagnostics go to logw.
+// (a clean exit) or ctx ends; diagnostics go to logw. A pipe or socket in
+// is read through Go's poller (pollableInput).
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writer) error {
-	t := &Transport{In: in, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags)}
-	err := srv.Run(ctx, t)
+	in, restore := pollableInput(in)
+	defer restore()
+	store := &resultStore{}
+	t := &Transport{In: in, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
+	err := srv.Run(context.WithValue(ctx, storeKey{}, store), t)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}

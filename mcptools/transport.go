@@ -47,6 +47,9 @@ type Transport struct {
 	MaxLine int
 	// Log receives diagnostics; nil discards them.
 	Log *log.Logger
+	// results holds the tools/call results encoded once (encodeOnce) that
+	// the SDK passes as placeholders; nil when Serve did not make it.
+	results *resultStore
 }
 
 // Connect implements mcp.Transport.
@@ -63,6 +66,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		closed:  make(chan struct{}),
 		pending: map[jsonrpc.ID]*pendingCall{},
 		idle:    make(chan struct{}, 1),
+		results: t.results,
 	}
 	go func() {
 		err := readLines(t.In, t.MaxLine, c.serveLine, c.refuseOversize)
@@ -90,6 +94,7 @@ type lineConn struct {
 	version string                      // negotiated protocol version ("" before initialize)
 	initID  *jsonrpc.ID                 // the initialize request awaiting its answer
 	idle    chan struct{}               // signalled when a pending call is answered
+	results *resultStore                // see Transport.results
 }
 
 // pendingCall is a request handed to the server.
@@ -171,6 +176,11 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return err
 		}
 		return c.writeLine(data)
+	}
+	if resp.Error == nil {
+		r := *resp
+		r.Result = c.results.take(resp.Result) // always, so a dropped answer frees its bytes
+		resp = &r
 	}
 	c.mu.Lock()
 	p := c.pending[resp.ID]

@@ -18,12 +18,13 @@ import (
 // ["bogus"]`, `argument "edits/find": …`.
 type Validator struct {
 	schemas map[string]*jsonschema.Resolved
+	fast    map[string]*fastArgs // a cheap first pass that only accepts (validate_fast.go)
 }
 
 // NewValidator resolves the input schema of every spec (no external
 // reference is loaded).
 func NewValidator(specs []Spec) (*Validator, error) {
-	v := &Validator{schemas: map[string]*jsonschema.Resolved{}}
+	v := &Validator{schemas: map[string]*jsonschema.Resolved{}, fast: map[string]*fastArgs{}}
 	for _, s := range specs {
 		b, err := json.Marshal(s.Input)
 		if err != nil {
@@ -38,6 +39,7 @@ func NewValidator(specs []Spec) (*Validator, error) {
 			return nil, fmt.Errorf("input schema of %s: %w", s.Name, err)
 		}
 		v.schemas[s.Name] = r
+		v.fast[s.Name] = newFastArgs(b)
 	}
 	return v, nil
 }
@@ -51,6 +53,9 @@ func (v *Validator) Validate(tool string, raw json.RawMessage) error {
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
+	}
+	if v.fast[tool].accepts(raw) {
+		return nil
 	}
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(raw))

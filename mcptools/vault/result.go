@@ -92,10 +92,7 @@ func success(now time.Time, repo *Repository, data any) (*mcp.CallToolResult, er
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}, nil
+	return mcptools.EncodedResult(b), nil
 }
 
 // errorCode names the kind of a domain failure, as `tv --json` does.
