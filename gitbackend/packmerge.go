@@ -27,27 +27,39 @@ import (
 //
 //  1. scan: every merged pack is read once from start to end, each entry
 //     checked against its index's CRC-32 and the pack against its SHA-1
-//     trailer (a corrupt pack is never spread: the merge stops); whole
-//     objects up to DeltaMaxObjectBytes are inflated, up to
-//     mergeContentBytes in all. Their trees name their entries: a blob or
-//     tree gets the hash of its name, so versions of one file meet.
-//  2. select: the inflated objects, sorted by type, name and size
-//     (largest first: the newest version of a growing file stays whole,
-//     older ones become deltas of it, as git does), each try the
-//     DeltaWindow objects before them as a base (go-git's DiffDelta) and
-//     keep the smallest delta under half the object's size. A chain never
-//     gets deeper than DeltaDepth, counting the deltas the merged packs
-//     already hang on the object.
-//  3. write: first the inflated objects in that order (a base before its
-//     deltas, as OFS_DELTA needs), whole ones copied raw; then every
-//     other whole entry copied raw; then the merged packs' own delta
-//     entries, their zlib data copied raw behind a new header whose
-//     OFS_DELTA offset points at the base's new place (a REF_DELTA
-//     becomes an OFS_DELTA). A delta whose base is missing or whose chain
-//     would grow past DeltaDepth is written whole, read through the vault.
+//     trailer (a corrupt pack is never spread: the merge stops), and its
+//     header parsed; the chains of the packs' own deltas are measured.
+//  2. candidates (loadCandidates): whole trees and blobs from 64 bytes to
+//     DeltaMaxObjectBytes are inflated, up to mergeContentBytes in all:
+//     all of a batch's pack, but of a pack that holds deltas only the
+//     bases of its chains (its other objects found no base when it was
+//     written). Their trees name their entries: a blob or tree gets the
+//     hash of its name, so versions of one file meet. Commits stay whole.
+//  3. select: the candidates, sorted by type, name and size (largest
+//     first: the newest version of a growing file stays whole, older ones
+//     become deltas of it, as git does), each try the DeltaWindow objects
+//     before them as a base (go-git's DiffDelta) and keep the smallest
+//     delta under half the object's size; a delta under 1/64 of it is
+//     taken at once. A chain base from a merged pack, which no tree of the
+//     merge names, tries the candidates nearest in size instead (the next
+//     versions of its file). A chain never gets deeper than DeltaDepth,
+//     counting the deltas the merged packs already hang on the object.
+//  4. write: first the candidates, every base before its deltas
+//     (OFS_DELTA points back), whole ones copied raw; then every other
+//     whole entry copied raw; then the merged packs' own delta entries,
+//     their zlib data copied raw behind a new header whose OFS_DELTA
+//     offset points at the base's new place (a REF_DELTA becomes an
+//     OFS_DELTA). A delta whose base is missing or whose chain would grow
+//     past DeltaDepth is written whole, read through the vault.
 //
-// The cost follows the merged packs' size, and geometric merging
-// (consolidate.go) keeps that to the packs written since the last merges.
+// So a merge inflates and compares the objects written since the last
+// merges, and copies the rest as bytes; geometric merging
+// (consolidate.go) keeps the bytes copied to the packs written since the
+// last merges, amortised. Measured on bench/history's 1,000 one-file
+// commits through the vault API: the vault is 0.94× the same objects in
+// git after `git gc`, a merge of 16 batch packs takes 10–40 ms, and the
+// rare merge of the whole vault (4,481 entries) 40 ms, on a machine at
+// load 18–20.
 
 // mergeContentBytes bounds the inflated objects one merge holds for delta
 // selection; objects beyond it are copied as they are.
