@@ -54,9 +54,19 @@ const consolidateLockName = "tv-consolidate.lock"
 // packOnDisk is a complete pack in objects/pack.
 type packOnDisk struct {
 	name  string // "pack-<hex>"
-	size  int64  // of the .pack
+	size  int64  // objects in it (idxObjects): what geometric merging weighs
+	bytes int64  // of the .pack
 	extra bool   // git keeps another file for it (.keep, .bitmap, …)
 }
+
+// idxObjects estimates how many objects a pack's index of idxBytes
+// lists: 28 bytes an object after the fixed 1,072 (packs over 2 GiB add
+// 8 bytes per large offset, which only makes them weigh more). Like
+// `git repack --geometric`, geometric merging weighs object counts, not
+// bytes: a batch's pack of whole objects is large for its few objects
+// next to a merged pack of deltas, and weighing bytes would merge the
+// large pack again and again.
+func idxObjects(idxBytes int64) int64 { return max(0, idxBytes-(8+256*4+40)) / 28 }
 
 // listPacks returns the complete packs of dir (.pack and .idx present)
 // and whether a multi-pack-index is there.
@@ -87,7 +97,11 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 		if err != nil {
 			continue // removed since the listing
 		}
-		p := packOnDisk{name: name, size: fi.Size()}
+		ii, err := os.Stat(filepath.Join(dir, name+".idx"))
+		if err != nil {
+			continue // removed since the listing
+		}
+		p := packOnDisk{name: name, size: idxObjects(ii.Size()), bytes: fi.Size()}
 		for _, ext := range []string{".keep", ".promisor", ".mtimes", ".bitmap", ".rev"} {
 			p.extra = p.extra || files[name+ext]
 		}
@@ -108,14 +122,14 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 func (v *Vault) mergeable(dir string, batch *pendingPack) ([]string, error) {
 	packs, midx, err := listPacks(dir)
 	if batch != nil {
-		packs = append(packs, packOnDisk{name: batchPackName, size: batch.size})
+		packs = append(packs, packOnDisk{name: batchPackName, size: int64(batch.objects), bytes: batch.size})
 	}
 	if err != nil || midx || len(packs) <= v.packLimit {
 		return nil, err
 	}
 	var cands []packOnDisk
 	for _, p := range packs {
-		if p.size < v.packMaxBytes && !p.extra {
+		if p.bytes < v.packMaxBytes && !p.extra {
 			cands = append(cands, p)
 		}
 	}

@@ -53,7 +53,7 @@ func parseEntryHead(b []byte, off int64) (packEntryHead, error) {
 	h.size = int64(c & 0x0f)
 	i := 1
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 60 || i >= len(b) {
+		if shift > 56 || i >= len(b) {
 			return h, errors.New("entry size is truncated or overflows")
 		}
 		c = b[i]

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
@@ -61,13 +62,20 @@ func writeHistory(t *testing.T, v *Vault, n int) map[engine.Hash]string {
 		if parent, err = w.WriteCommit(c); err != nil {
 			t.Fatal(err)
 		}
+		t0 := time.Now()
 		if err := w.Finish(); err != nil {
 			t.Fatal(err)
+		}
+		if historyTimes != nil {
+			*historyTimes = append(*historyTimes, time.Since(t0))
 		}
 	}
 	git(t, v.Path(), "", "update-ref", "refs/heads/main", parent.String())
 	return blobs
 }
+
+// historyTimes, when set, collects how long each batch's Finish took.
+var historyTimes *[]time.Duration
 
 var chainLine = regexp.MustCompile(`(?m)^chain length = (\d+): (\d+) objects?$`)
 

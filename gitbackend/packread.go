@@ -227,7 +227,7 @@ func (v *Vault) openPackedDirect(p *packIndex, h engine.Hash) (int, int64, io.Re
 	typ := int(c>>4) & 7
 	osize := int64(c & 0x0f)
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 60 {
+		if shift > 56 {
 			return fail(fmt.Errorf("read object %s from %s: entry size overflows", h, p.name))
 		}
 		if c, err = src.ReadByte(); err != nil {

@@ -337,7 +337,7 @@ func (w *packWriter) seal() (*pendingPack, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pendingPack{path: w.f.Name(), size: w.pos + 20, idx: idx}, nil
+	return &pendingPack{path: w.f.Name(), size: w.pos + 20, objects: len(w.entries), idx: idx}, nil
 }
 
 // writeTrailer writes the pack's object count and its trailer (the SHA-1
