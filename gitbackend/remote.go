@@ -138,7 +138,7 @@ func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (in
 		return 0, err
 	}
 	for name := range current {
-		if strings.HasPrefix(name, "refs/tv/") {
+		if strings.HasPrefix(name, "refs/tv/") && name != EnforcedRef { // `tv hook install` may come first
 			return 0, fmt.Errorf("%w: %s already holds tv refs (%s): publish only into an empty repository", engine.ErrConflict, loc.URL, name)
 		}
 	}
@@ -173,7 +173,8 @@ func (r *Remote) start(ctx context.Context, readAhead []string) error {
 	}
 	h, ok := r.listed[VaultIDRef]
 	if !ok {
-		if len(r.listed) > 0 {
+		_, enforced := r.listed[EnforcedRef]
+		if len(r.listed) > 0 && !(enforced && len(r.listed) == 1) { // `tv hook install` may come first
 			return fmt.Errorf("%w: %s has refs but no %s: it is a git repository, not a tv vault (publish a vault into an empty repository with `tv vault push %s`)", ErrNotVault, r.loc.URL, VaultIDRef, r.loc.URL)
 		}
 		if err := r.initEmpty(ctx); err != nil {

@@ -142,6 +142,12 @@ func (e *vsEnv) serve(user, version string, args ...string) *vsClient {
 	cmd := exec.Command(e.bin, append([]string{"mcp", "serve"}, args...)...)
 	cmd.Env = e.env(user)
 	cmd.Dir = e.base
+	return connectVS(e.t, cmd, version)
+}
+
+// connectVS starts cmd, a tv MCP server, and connects the SDK client.
+func connectVS(t *testing.T, cmd *exec.Cmd, version string) *vsClient {
+	t.Helper()
 	c := &vsClient{changed: make(chan struct{}, 16), stderr: &lockedBuffer{}}
 	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "tv-serve-e2e", Version: "1"}, &mcp.ClientOptions{
@@ -151,10 +157,10 @@ func (e *vsEnv) serve(user, version string, args ...string) *vsClient {
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
-		e.t.Fatalf("connect %s %v: %v\n%s", user, args, err, c.stderr)
+		t.Fatalf("connect %v: %v\n%s", cmd.Args, err, c.stderr)
 	}
 	c.cs = cs
-	e.t.Cleanup(func() { cs.Close() })
+	t.Cleanup(func() { cs.Close() })
 	return c
 }
 
