@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
 )
 
@@ -69,6 +71,7 @@ type Remote struct {
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
+	mirrored map[string]engine.Hash // the cache's refs as last mirrored (mirroredFile)
 
 	publishing bool // Publish: the "cache" is the local vault itself
 }
@@ -420,18 +423,64 @@ func (r *Remote) ensure(ctx context.Context, refs map[string]engine.Hash) error 
 
 // mirror sets the cache's refs to the given values (best effort: the
 // cache is only a cache, and a concurrent process mirrors the same
-// server values).
+// server values). The values last mirrored are kept in mirroredFile, so
+// a command that lists a thousand unchanged workspaces reads one file,
+// not a thousand refs.
 func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.mirrored == nil {
+		r.mirrored = r.readMirrored()
+	}
+	changed := false
 	for name, h := range refs {
+		if r.mirrored[name] == h {
+			continue
+		}
 		cur, err := r.cache.Ref(ctx, name)
 		if err != nil && !errors.Is(err, engine.ErrRefNotFound) {
 			continue
 		}
-		if cur == h {
+		if cur != h && r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h}) != nil {
 			continue
 		}
-		_ = r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h})
+		r.mirrored[name], changed = h, true
 	}
+	if changed && !r.publishing {
+		r.writeMirrored()
+	}
+}
+
+// mirroredFile, in a cache's directory, lists the refs last mirrored into
+// the cache, one "<hash> <name>" line each.
+const mirroredFile = "tv-mirrored"
+
+func (r *Remote) readMirrored() map[string]engine.Hash {
+	out := map[string]engine.Hash{}
+	if r.publishing {
+		return out
+	}
+	b, err := os.ReadFile(filepath.Join(r.cache.path, mirroredFile))
+	if err != nil {
+		return out
+	}
+	for line := range strings.Lines(string(b)) {
+		hex, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		h, err := engine.ParseHash(hex)
+		if ok && err == nil && checkRefName(name) == nil {
+			out[name] = h
+		}
+	}
+	return out
+}
+
+func (r *Remote) writeMirrored() {
+	names := slices.Sorted(maps.Keys(r.mirrored))
+	var b strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&b, "%s %s\n", r.mirrored[name], name)
+	}
+	_ = atomicfile.Write(filepath.Join(r.cache.path, mirroredFile), []byte(b.String()), 0o644)
 }
 
 // fetch downloads the objects reachable from wants that the cache lacks:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -139,8 +140,10 @@ func (a *app) output(v any, human func(w io.Writer)) error {
 	if a.json {
 		return writeJSON(a.io.Stdout, v)
 	}
-	human(a.io.Stdout)
-	return nil
+	// Buffered: a table of a thousand rows is one write, not one per cell.
+	bw := bufio.NewWriterSize(a.io.Stdout, 64<<10)
+	human(bw)
+	return bw.Flush()
 }
 
 func writeJSON(w io.Writer, v any) error {
