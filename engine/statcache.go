@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -190,20 +191,38 @@ func loadStatCache(dir string) *base {
 	if err != nil || !cfi.Mode().IsRegular() || cfi.Size() > MaxStatCacheBytes {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, release, err := mapFile(path, cfi.Size())
 	if err != nil || int64(len(data)) != cfi.Size() {
 		return nil
 	}
-	b, err := decodeStatCache(data)
+	b, err := decodeMappedStatCache(data)
+	release()
 	if err != nil || b.manifestStamp != stampOf(mfi) || b.log != currentLogStamp(dir) {
 		return nil
 	}
 	b.written = cfi.ModTime().UnixNano()
 	b.cached = true
 	b.cacheFile = logStamp{Ino: inodeOf(cfi), Size: cfi.Size()}
-	b.internStrings()
 	b.buildIndex()
 	return b
+}
+
+// decodeMappedStatCache decodes a stat cache from mapped bytes (mapFile)
+// and moves its strings out of them (internStrings), so that nothing
+// points into the mapping once it is released. A file cut short while it
+// was read faults; that is an unusable cache, not a crash.
+func decodeMappedStatCache(data []byte) (b *base, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("stat cache changed while it was read: %v", r)
+		}
+	}()
+	if b, err = decodeStatCache(data); err != nil {
+		return nil, err
+	}
+	b.internStrings()
+	return b, nil
 }
 
 // currentLogStamp is the manifest log's stamp as it is now: its inode and
