@@ -15,19 +15,29 @@
 //   - Validator and DecodeArgs: strict argument checking with the SDK's
 //     JSON Schema library (github.com/google/jsonschema-go), messages
 //     naming the argument, then strict decoding (unknown fields refused).
+//     A cheap first pass (validate_fast.go) accepts the plain calls
+//     (closed objects of strings, integers and booleans within simple
+//     bounds) without the library; it never refuses, so every refusal and
+//     its message is the library's.
 //   - NewServer, Handler and Serve: both tv servers are the SDK's server
 //     (mcp.Server: initialize and version negotiation of every version the
 //     SDK knows, ping, tools/list, tools/call, cancellation, 2026-07-28
 //     server/discover and subscriptions/listen, list_changed), with tools
 //     added through Handler (validate, run, isError on a domain failure)
-//     and tools/list kept in list order.
+//     and tools/list kept in list order, and a tools/call result encoded
+//     once (encode.go, EncodedResult): the SDK's encoding scanned its text
+//     and structured content three to four times, most of a read_file
+//     call's time; the Transport writes the bytes for the placeholder the
+//     SDK's JSON-RPC layer marshals.
 //   - Transport: the one layer of tv's own under the SDK server, because
 //     the SDK's stdio transport ends the session at the first line it
 //     cannot decode. It answers malformed JSON-RPC with the right error
 //     and id, refuses lines over MaxInputLineBytes with the request's id
 //     wherever it stands, serves batches while the protocol allows them,
 //     echoes ids exactly, drops the answer of a cancelled request, and
-//     sends list_changed only where the protocol allows it.
+//     sends list_changed only where the protocol allows it. A pipe or
+//     socket stdin is read through Go's poller (pollin_unix.go), so the
+//     goroutines handling a line run on the thread that read it.
 
 // Workspaces are resolved afresh at every call (nothing is pinned): the
 // launch directory ("launch"), every other worktree of its git repository

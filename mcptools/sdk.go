@@ -89,10 +89,11 @@ func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writ
 
 // ServerGCPercent is the garbage collector's target a tv MCP server runs
 // with (GOGC; the default is 100). A server is long-lived and allocates
-// ~170 KB per read_file call in the SDK's response encoding; collecting
-// a quarter as often halved the in-process call's wall time on the loaded
-// bench machine (BenchmarkReadFileLine) while the heap stays a few MiB
-// and flat (bench/mcp's RSS check).
+// ~150 KB per read_file call (64 KiB of it the SDK's two params decodings,
+// each with a fresh 32 KiB buffer); collecting a quarter as often halved
+// the in-process call's wall time on the loaded bench machine
+// (BenchmarkReadFileLine) while the heap stays a few MiB and flat
+// (bench/mcp's RSS check).
 const ServerGCPercent = 400
 
 // TuneGC sets ServerGCPercent unless the user set GOGC (getenv looks it

@@ -87,24 +87,29 @@ type localTool struct {
 }
 
 // localTools is the one ordered tool list: it feeds the server, the
-// tests, the schema snapshots and the README table.
-var localTools = []localTool{
-	{workspaceListSpec, (*Local).workspaceList},
-	{workspaceInfoSpec, (*Local).workspaceInfo},
-	{readFileSpec, (*Local).readFile},
-	{listDirectorySpec, (*Local).listDirectory},
-	{grepSpec, (*Local).grep},
-	{writeFileSpec, (*Local).writeFile},
-	{editToolSpec, (*Local).editTool},
-	{executeBashSpec, (*Local).executeBash},
-	{worktreeCreateSpec, (*Local).worktreeCreate},
-	{worktreeRemoveSpec, (*Local).worktreeRemove},
-}
+// tests, the schema snapshots and the README table. It and the specs are
+// built on first use, not at init: every tv command pays for package
+// init (cmd/tv's TestStartupInitCost).
+var localTools = sync.OnceValue(func() []localTool {
+	return []localTool{
+		{workspaceListSpec(), (*Local).workspaceList},
+		{workspaceInfoSpec(), (*Local).workspaceInfo},
+		{readFileSpec(), (*Local).readFile},
+		{listDirectorySpec(), (*Local).listDirectory},
+		{grepSpec(), (*Local).grep},
+		{writeFileSpec(), (*Local).writeFile},
+		{editToolSpec(), (*Local).editTool},
+		{executeBashSpec(), (*Local).executeBash},
+		{worktreeCreateSpec(), (*Local).worktreeCreate},
+		{worktreeRemoveSpec(), (*Local).worktreeRemove},
+	}
+})
 
 // Tools returns the local server's tool specs, in list order.
 func Tools() []Spec {
-	out := make([]Spec, len(localTools))
-	for i, t := range localTools {
+	tools := localTools()
+	out := make([]Spec, len(tools))
+	for i, t := range tools {
 		out[i] = t.Spec
 	}
 	return out
@@ -113,7 +118,7 @@ func Tools() []Spec {
 // MCPServer returns the SDK server of every tool, listed in list order.
 func (l *Local) MCPServer() *mcp.Server {
 	srv := NewServer(ServerOptions{Name: ServerName, Version: l.cfg.Version, Instructions: instructions, Order: names(Tools())})
-	for _, t := range localTools {
+	for _, t := range localTools() {
 		srv.AddTool(t.MCPTool(), Handler(l.validator, t.Name, l.runFunc(t)))
 	}
 	return srv

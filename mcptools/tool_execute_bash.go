@@ -15,29 +15,31 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var executeBashSpec = Spec{
-	Name:  "execute_bash",
-	Title: "Run bash command",
-	Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; when bash exits, and at the timeout (default %d s, range %d-%d), the whole group is killed: background jobs do not outlive the command (setsid escapes this). ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
-		fmt.Sprintf("Combined stdout/stderr is capped at %d bytes (MaxBashOutputBytes), keeping head and tail with a marker where cut. Command at most %d bytes. A nonzero exit is an error unless allow_nonzero_exit. ", MaxBashOutputBytes, MaxCommandBytes) +
-		"Not a sandbox: the command can reach anything the server's user can. Obeys the branch gate (--require-branch).",
-	Input: Object(Schema{
-		"command":            With(Str("bash command line"), "minLength", 1, "maxLength", MaxCommandBytes),
-		"workspace":          workspaceArg,
-		"cwd":                With(Str("working directory relative to the workspace root (default .)"), "default", "."),
-		"timeout_seconds":    With(Int("seconds before the process group is killed, 1-45 (default 30)"), "minimum", MinTimeoutSeconds, "maximum", MaxTimeoutSeconds, "default", DefaultTimeoutSeconds),
-		"allow_nonzero_exit": With(Bool("a nonzero exit status is not an error (default false)"), "default", false),
-	}, "command"),
-	Data: OpenObject(Schema{
-		"exit_code":   Int("exit status; 128+signal when killed by a signal"),
-		"output":      Str("combined stdout and stderr"),
-		"truncated":   Bool("output was cut to MaxBashOutputBytes (head and tail kept)"),
-		"timed_out":   Bool("the timeout killed the process group"),
-		"duration_ms": Int("wall time in milliseconds"),
-	}, "exit_code", "output", "truncated", "timed_out", "duration_ms"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
-	Gated:       true,
+func executeBashSpec() Spec {
+	return Spec{
+		Name:  "execute_bash",
+		Title: "Run bash command",
+		Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; when bash exits, and at the timeout (default %d s, range %d-%d), the whole group is killed: background jobs do not outlive the command (setsid escapes this). ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
+			fmt.Sprintf("Combined stdout/stderr is capped at %d bytes (MaxBashOutputBytes), keeping head and tail with a marker where cut. Command at most %d bytes. A nonzero exit is an error unless allow_nonzero_exit. ", MaxBashOutputBytes, MaxCommandBytes) +
+			"Not a sandbox: the command can reach anything the server's user can. Obeys the branch gate (--require-branch).",
+		Input: Object(Schema{
+			"command":            With(Str("bash command line"), "minLength", 1, "maxLength", MaxCommandBytes),
+			"workspace":          workspaceArg(),
+			"cwd":                With(Str("working directory relative to the workspace root (default .)"), "default", "."),
+			"timeout_seconds":    With(Int("seconds before the process group is killed, 1-45 (default 30)"), "minimum", MinTimeoutSeconds, "maximum", MaxTimeoutSeconds, "default", DefaultTimeoutSeconds),
+			"allow_nonzero_exit": With(Bool("a nonzero exit status is not an error (default false)"), "default", false),
+		}, "command"),
+		Data: OpenObject(Schema{
+			"exit_code":   Int("exit status; 128+signal when killed by a signal"),
+			"output":      Str("combined stdout and stderr"),
+			"truncated":   Bool("output was cut to MaxBashOutputBytes (head and tail kept)"),
+			"timed_out":   Bool("the timeout killed the process group"),
+			"duration_ms": Int("wall time in milliseconds"),
+		}, "exit_code", "output", "truncated", "timed_out", "duration_ms"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		Gated:       true,
+	}
 }
 
 type executeBashArgs struct {

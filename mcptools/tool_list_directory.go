@@ -14,35 +14,41 @@ import (
 	"github.com/thalix/tv/wsfs"
 )
 
-var ignoreArg = With(Array(Str("gitignore-style pattern"), fmt.Sprintf("additional gitignore-style patterns to skip (at most %d)", MaxIgnorePatterns)), "maxItems", MaxIgnorePatterns)
+func ignoreArg() Schema {
+	return With(Array(Str("gitignore-style pattern"), fmt.Sprintf("additional gitignore-style patterns to skip (at most %d)", MaxIgnorePatterns)), "maxItems", MaxIgnorePatterns)
+}
 
-var includeIgnoredArg = With(Bool("also show what .gitignore (nested, .git/info/exclude) and the default set ("+strings.Join(ignore.DefaultPatterns, ", ")+") skip (default false)"), "default", false)
+func includeIgnoredArg() Schema {
+	return With(Bool("also show what .gitignore (nested, .git/info/exclude) and the default set ("+strings.Join(ignore.DefaultPatterns, ", ")+") skip (default false)"), "default", false)
+}
 
-var listDirectorySpec = Spec{
-	Name:  "list_directory",
-	Title: "List directory",
-	Description: fmt.Sprintf("Lists a directory of a workspace to a depth of 1-8 (default 1), at most %d entries (MaxListEntries), sorted, with each entry's type and size. ", MaxListEntries) +
-		"Skips what .gitignore files (nested ones and .git/info/exclude included) ignore and the default set (" + strings.Join(ignore.DefaultPatterns, ", ") + ") unless include_ignored; ignore adds patterns. Symlinks are listed, never followed.",
-	Input: Object(Schema{
-		"path":            With(Str("directory relative to the workspace root (default .)"), "default", "."),
-		"workspace":       workspaceArg,
-		"depth":           With(Int("levels to descend, 1-8 (default 1)"), "minimum", MinListDepth, "maximum", MaxListDepth, "default", DefaultListDepth),
-		"include_ignored": includeIgnoredArg,
-		"ignore":          ignoreArg,
-	}),
-	Data: OpenObject(Schema{
-		"path":  Str("cleaned directory path"),
-		"depth": Int("depth listed"),
-		"entries": Array(OpenObject(Schema{
-			"path": Str("workspace-relative path"),
-			"type": With(Str("entry type"), "enum", []string{"file", "dir", "symlink", "fifo", "socket", "device", "char-device", "other"}),
-			"size": Int("size in bytes (files)"),
-		}, "path", "type", "size"), "entries, depth-first, sorted by name"),
-		"truncated":       Bool("the MaxListEntries cap was reached"),
-		"include_ignored": Bool("ignore rules were off"),
-	}, "path", "depth", "entries", "truncated", "include_ignored"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func listDirectorySpec() Spec {
+	return Spec{
+		Name:  "list_directory",
+		Title: "List directory",
+		Description: fmt.Sprintf("Lists a directory of a workspace to a depth of 1-8 (default 1), at most %d entries (MaxListEntries), sorted, with each entry's type and size. ", MaxListEntries) +
+			"Skips what .gitignore files (nested ones and .git/info/exclude included) ignore and the default set (" + strings.Join(ignore.DefaultPatterns, ", ") + ") unless include_ignored; ignore adds patterns. Symlinks are listed, never followed.",
+		Input: Object(Schema{
+			"path":            With(Str("directory relative to the workspace root (default .)"), "default", "."),
+			"workspace":       workspaceArg(),
+			"depth":           With(Int("levels to descend, 1-8 (default 1)"), "minimum", MinListDepth, "maximum", MaxListDepth, "default", DefaultListDepth),
+			"include_ignored": includeIgnoredArg(),
+			"ignore":          ignoreArg(),
+		}),
+		Data: OpenObject(Schema{
+			"path":  Str("cleaned directory path"),
+			"depth": Int("depth listed"),
+			"entries": Array(OpenObject(Schema{
+				"path": Str("workspace-relative path"),
+				"type": With(Str("entry type"), "enum", []string{"file", "dir", "symlink", "fifo", "socket", "device", "char-device", "other"}),
+				"size": Int("size in bytes (files)"),
+			}, "path", "type", "size"), "entries, depth-first, sorted by name"),
+			"truncated":       Bool("the MaxListEntries cap was reached"),
+			"include_ignored": Bool("ignore rules were off"),
+		}, "path", "depth", "entries", "truncated", "include_ignored"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type listDirectoryArgs struct {

@@ -11,25 +11,29 @@ import (
 	"github.com/thalix/tv/wsfs"
 )
 
-var workspaceArg = With(Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`), "default", KindLaunch)
+func workspaceArg() Schema {
+	return With(Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`), "default", KindLaunch)
+}
 
-var workspaceInfoSpec = Spec{
-	Name:  "workspace_info",
-	Title: "Workspace info",
-	Description: "Returns one workspace (default launch): its root path, kind, git branch, HEAD and dirty flag, and the text of its root guidance file (AGENTS.md, else CLAUDE.md), " +
-		fmt.Sprintf("truncated at %d bytes (MaxGuidanceBytes) with a flag. Read the guidance before changing the workspace.", MaxGuidanceBytes),
-	Input: Object(Schema{"workspace": workspaceArg}),
-	Data: OpenObject(Schema{
-		"workspace": workspaceEntrySchema,
-		"guidance_text": Nullable(OpenObject(Schema{
-			"file":      Str("AGENTS.md or CLAUDE.md"),
-			"text":      Str("the guidance, at most MaxGuidanceBytes"),
-			"bytes":     Int("the file's full size"),
-			"truncated": Bool("text is the file's start only"),
-		}, "file", "text", "bytes", "truncated")),
-	}, "workspace", "guidance_text"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func workspaceInfoSpec() Spec {
+	return Spec{
+		Name:  "workspace_info",
+		Title: "Workspace info",
+		Description: "Returns one workspace (default launch): its root path, kind, git branch, HEAD and dirty flag, and the text of its root guidance file (AGENTS.md, else CLAUDE.md), " +
+			fmt.Sprintf("truncated at %d bytes (MaxGuidanceBytes) with a flag. Read the guidance before changing the workspace.", MaxGuidanceBytes),
+		Input: Object(Schema{"workspace": workspaceArg()}),
+		Data: OpenObject(Schema{
+			"workspace": workspaceEntrySchema(),
+			"guidance_text": Nullable(OpenObject(Schema{
+				"file":      Str("AGENTS.md or CLAUDE.md"),
+				"text":      Str("the guidance, at most MaxGuidanceBytes"),
+				"bytes":     Int("the file's full size"),
+				"truncated": Bool("text is the file's start only"),
+			}, "file", "text", "bytes", "truncated")),
+		}, "workspace", "guidance_text"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type workspaceInfoArgs struct {

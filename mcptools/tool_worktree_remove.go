@@ -9,23 +9,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var worktreeRemoveSpec = Spec{
-	Name:  "worktree_remove",
-	Title: "Remove a staging worktree",
-	Description: "Removes a linked worktree this server created with worktree_create (git worktree remove), leaving its branch and commits. " +
-		"Refuses the launch workspace, any worktree this server did not create, and a worktree with uncommitted changes unless force is true.",
-	Input: Object(Schema{
-		"workspace": Str(`the worktree's workspace ID, worktree:/abs/path (as worktree_create returned it)`),
-		"force":     With(Bool("remove even with uncommitted changes, which are lost (default false)"), "default", false),
-	}, "workspace"),
-	Data: OpenObject(Schema{
-		"workspace": Str("workspace ID of the removed worktree"),
-		"root":      Str("its former path"),
-		"branch":    Str("its branch, which is kept"),
-		"forced":    Bool("removed with force"),
-	}, "workspace", "root", "branch"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+func worktreeRemoveSpec() Spec {
+	return Spec{
+		Name:  "worktree_remove",
+		Title: "Remove a staging worktree",
+		Description: "Removes a linked worktree this server created with worktree_create (git worktree remove), leaving its branch and commits. " +
+			"Refuses the launch workspace, any worktree this server did not create, and a worktree with uncommitted changes unless force is true.",
+		Input: Object(Schema{
+			"workspace": Str(`the worktree's workspace ID, worktree:/abs/path (as worktree_create returned it)`),
+			"force":     With(Bool("remove even with uncommitted changes, which are lost (default false)"), "default", false),
+		}, "workspace"),
+		Data: OpenObject(Schema{
+			"workspace": Str("workspace ID of the removed worktree"),
+			"root":      Str("its former path"),
+			"branch":    Str("its branch, which is kept"),
+			"forced":    Bool("removed with force"),
+		}, "workspace", "root", "branch"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+	}
 }
 
 type worktreeRemoveArgs struct {

@@ -9,29 +9,33 @@ import (
 	"github.com/thalix/tv/wsfs"
 )
 
-var expectedSHAArg = With(Str("refuse, changing nothing, unless the file's current SHA-256 (hex, as read_file returns it) is this"), "pattern", "^[0-9a-fA-F]{64}$")
+func expectedSHAArg() Schema {
+	return With(Str("refuse, changing nothing, unless the file's current SHA-256 (hex, as read_file returns it) is this"), "pattern", "^[0-9a-fA-F]{64}$")
+}
 
-var writeFileSpec = Spec{
-	Name:  "write_file",
-	Title: "Write file",
-	Description: fmt.Sprintf("Creates or replaces a file of a workspace with content, atomically (temporary file, fsync, rename), keeping an existing file's mode; missing parent directories are created. Content up to %d bytes (MaxWriteBytes), subject to the %d-byte input-line limit. ", MaxWriteBytes, MaxInputLineBytes) +
-		"With expected_sha256 the write is refused, changing nothing, when the file is no longer that version. Writes into .git, through symlinks, or over special files are refused. Obeys the branch gate (--require-branch).",
-	Input: Object(Schema{
-		"path":            Str("file path relative to the workspace root"),
-		"content":         Str("the complete new content"),
-		"workspace":       workspaceArg,
-		"expected_sha256": expectedSHAArg,
-	}, "path", "content"),
-	Data: OpenObject(Schema{
-		"path":    Str("cleaned workspace-relative path"),
-		"bytes":   Int("bytes written"),
-		"sha256":  Str("SHA-256 of the new content"),
-		"created": Bool("the file did not exist before"),
-		"mode":    Str("permission bits, octal"),
-	}, "path", "bytes", "sha256", "created", "mode"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false},
-	Gated:       true,
+func writeFileSpec() Spec {
+	return Spec{
+		Name:  "write_file",
+		Title: "Write file",
+		Description: fmt.Sprintf("Creates or replaces a file of a workspace with content, atomically (temporary file, fsync, rename), keeping an existing file's mode; missing parent directories are created. Content up to %d bytes (MaxWriteBytes), subject to the %d-byte input-line limit. ", MaxWriteBytes, MaxInputLineBytes) +
+			"With expected_sha256 the write is refused, changing nothing, when the file is no longer that version. Writes into .git, through symlinks, or over special files are refused. Obeys the branch gate (--require-branch).",
+		Input: Object(Schema{
+			"path":            Str("file path relative to the workspace root"),
+			"content":         Str("the complete new content"),
+			"workspace":       workspaceArg(),
+			"expected_sha256": expectedSHAArg(),
+		}, "path", "content"),
+		Data: OpenObject(Schema{
+			"path":    Str("cleaned workspace-relative path"),
+			"bytes":   Int("bytes written"),
+			"sha256":  Str("SHA-256 of the new content"),
+			"created": Bool("the file did not exist before"),
+			"mode":    Str("permission bits, octal"),
+		}, "path", "bytes", "sha256", "created", "mode"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false},
+		Gated:       true,
+	}
 }
 
 type writeFileArgs struct {

@@ -235,7 +235,7 @@ func TestTransportListChanged2026(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := NewServer(ServerOptions{Name: "t", ListChanged: true})
-	for _, tl := range localTools {
+	for _, tl := range localTools() {
 		srv.AddTool(tl.MCPTool(), Handler(l.validator, tl.Name, l.runFunc(tl)))
 	}
 	inR, inW := io.Pipe()
@@ -247,7 +247,7 @@ func TestTransportListChanged2026(t *testing.T) {
 	defer func() { inW.Close(); go io.Copy(io.Discard, outR); <-done }()
 	s := &rawSession{t: t, in: inW, out: bufio.NewScanner(outR)}
 	s.out.Buffer(nil, 8<<20)
-	change := func() { srv.RemoveTools("grep"); srv.AddTool(grepSpec.MCPTool(), Handler(l.validator, "grep", nil)) }
+	change := func() { srv.RemoveTools("grep"); srv.AddTool(grepSpec().MCPTool(), Handler(l.validator, "grep", nil)) }
 
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`)
 	if a := decodeAnswer(t, s.next()); string(a.ID) != "1" || a.Error != nil {

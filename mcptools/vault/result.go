@@ -27,17 +27,19 @@ type Envelope struct {
 }
 
 // repositorySchema is the output schema of the envelope's repository.
-var repositorySchema = mcptools.Nullable(mcptools.OpenObject(mcptools.Schema{
-	"id":   mcptools.Str("workspace id (ws_…)"),
-	"name": mcptools.Str("workspace name"),
-}, "id", "name"))
+func repositorySchema() mcptools.Schema {
+	return mcptools.Nullable(mcptools.OpenObject(mcptools.Schema{
+		"id":   mcptools.Str("workspace id (ws_…)"),
+		"name": mcptools.Str("workspace name"),
+	}, "id", "name"))
+}
 
 // OutputSchema is the output schema of a vault tool whose data member has
 // schema data: the envelope {captured_at, repository, data}.
 func OutputSchema(data mcptools.Schema) mcptools.Schema {
 	return mcptools.OpenObject(mcptools.Schema{
 		"captured_at": mcptools.Int("when the result was captured, Unix seconds"),
-		"repository":  With(repositorySchema, "description", "the workspace the result is about ({id, name}), or null for vault-wide discovery"),
+		"repository":  With(repositorySchema(), "description", "the workspace the result is about ({id, name}), or null for vault-wide discovery"),
 		"data":        data,
 	}, "captured_at", "repository", "data")
 }

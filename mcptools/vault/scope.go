@@ -138,7 +138,7 @@ func (s *Server) resolve(ctx context.Context) *ScopeState {
 		if err != nil {
 			st.Detail = err.Error()
 		}
-		st.Hidden = len(scopedTools)
+		st.Hidden = len(scopedTools())
 		return st
 	}
 	if s.unbound != nil {
@@ -172,7 +172,7 @@ func (s *Server) resolve(ctx context.Context) *ScopeState {
 		return fail(ReasonMissing, fmt.Errorf("%s/CONTEXT.md has no policy frontmatter", s.stage))
 	}
 	st.Result, st.Reason, st.Declared = ResultScoped, ReasonOK, p.Tools
-	for _, t := range scopedTools {
+	for _, t := range scopedTools() {
 		switch {
 		case !p.Allows(t.Name):
 		case eff.Rank >= t.rank:
@@ -181,7 +181,7 @@ func (s *Server) resolve(ctx context.Context) *ScopeState {
 			st.Reason = ReasonRank
 		}
 	}
-	st.Hidden = len(scopedTools) - len(st.Visible)
+	st.Hidden = len(scopedTools()) - len(st.Visible)
 	return st
 }
 

@@ -73,22 +73,27 @@ type tool struct {
 }
 
 // unscopedTools and scopedTools are the two ordered tool lists; they feed
-// the server, the tests, the schema snapshots and the README table.
+// the server, the tests, the schema snapshots and the README table. They
+// are built on first use, not at init (every tv command pays for init).
 // scopedTools is in icm.KnownTools() order.
 var (
-	unscopedTools = []tool{
-		{whoamiSpec, engine.RankNone, (*Server).whoami},
-		{templateListSpec, engine.RankNone, (*Server).templateList},
-		{workspaceListSpec, engine.RankNone, (*Server).workspaceList},
-		{workspaceCheckoutSpec, engine.RankNone, (*Server).workspaceCheckout},
-	}
-	scopedTools = []tool{
-		{fileInfoSpec, engine.RankRead, (*Server).fileInfo},
-		{fileFindSpec, engine.RankRead, (*Server).fileFind},
-		{fileReadSpec, engine.RankRead, (*Server).fileRead},
-		{walkTestSpec, engine.RankRead, (*Server).walkTest},
-		{commitSpec, engine.RankWrite, (*Server).commit},
-	}
+	unscopedTools = sync.OnceValue(func() []tool {
+		return []tool{
+			{whoamiSpec(), engine.RankNone, (*Server).whoami},
+			{templateListSpec(), engine.RankNone, (*Server).templateList},
+			{workspaceListSpec(), engine.RankNone, (*Server).workspaceList},
+			{workspaceCheckoutSpec(), engine.RankNone, (*Server).workspaceCheckout},
+		}
+	})
+	scopedTools = sync.OnceValue(func() []tool {
+		return []tool{
+			{fileInfoSpec(), engine.RankRead, (*Server).fileInfo},
+			{fileFindSpec(), engine.RankRead, (*Server).fileFind},
+			{fileReadSpec(), engine.RankRead, (*Server).fileRead},
+			{walkTestSpec(), engine.RankRead, (*Server).walkTest},
+			{commitSpec(), engine.RankWrite, (*Server).commit},
+		}
+	})
 )
 
 func specs(ts []tool) []mcptools.Spec {
@@ -100,16 +105,16 @@ func specs(ts []tool) []mcptools.Spec {
 }
 
 // UnscopedTools returns the specs of the unscoped mode's tools, in order.
-func UnscopedTools() []mcptools.Spec { return specs(unscopedTools) }
+func UnscopedTools() []mcptools.Spec { return specs(unscopedTools()) }
 
 // ScopedTools returns the specs of every tool a stage policy may declare,
 // in order (the names of icm.KnownTools()).
-func ScopedTools() []mcptools.Spec { return specs(scopedTools) }
+func ScopedTools() []mcptools.Spec { return specs(scopedTools()) }
 
 // ToolRank returns the rank a scoped tool needs on the stage folder, and
 // false for a name that is not a scoped tool.
 func ToolRank(name string) (engine.Rank, bool) {
-	for _, t := range scopedTools {
+	for _, t := range scopedTools() {
 		if t.Name == name {
 			return t.rank, true
 		}
@@ -151,7 +156,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	s := &Server{cfg: cfg, eng: cfg.Engine, tools: unscopedTools, ttl: ScopeTTL}
+	s := &Server{cfg: cfg, eng: cfg.Engine, tools: unscopedTools(), ttl: ScopeTTL}
 	switch {
 	case (cfg.Workspace == "") != (cfg.Stage == ""):
 		return nil, fmt.Errorf("%w: --workspace and --stage are an all-or-nothing pair: give both for a stage's tools, or neither for discovery", engine.ErrUsage)
@@ -160,7 +165,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.stage, s.tools = stage, scopedTools
+		s.stage, s.tools = stage, scopedTools()
 		info, err := cfg.Engine.ResolveWorkspace(ctx, cfg.Workspace)
 		switch {
 		case err == nil:

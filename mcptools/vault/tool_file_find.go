@@ -8,29 +8,31 @@ import (
 	"github.com/thalix/tv/mcptools"
 )
 
-var fileFindSpec = mcptools.Spec{
-	Name:  "vault_file_find",
-	Title: "Find files",
-	Description: "Lists the files of the scoped workspace's head version whose workspace-relative paths match a glob, sorted by path, with version, size and mode: " +
-		"* ? [a-z] match within one path component, ** matches any number of components (stages/*/output/*.md, **/*.md). Only files you may read are listed or counted. " +
-		fmt.Sprintf("Returns at most limit files (default %d, max %d), fewer when the %d-byte result cap binds; matched counts them all.", DefaultFindLimit, MaxFindLimit, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{
-		"pattern": mcptools.Str("glob over workspace-relative paths, e.g. stages/01-research/** or **/*.md"),
-		"limit":   With(mcptools.Int("maximum files to return"), "minimum", 1, "maximum", MaxFindLimit, "default", DefaultFindLimit),
-	}, "pattern"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"pattern": mcptools.Str("the pattern"),
-		"head":    mcptools.Str("the workspace version searched (commit id)"),
-		"files": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
-			"path":    mcptools.Str("workspace-relative path"),
-			"version": mcptools.Str("git blob id"),
-			"size":    mcptools.Int("bytes"),
-			"mode":    mcptools.Str("git file mode"),
-		}, "path", "version", "size", "mode"), "matching files, sorted by path"),
-		"matched":   mcptools.Int("readable files matching, also those not returned"),
-		"truncated": mcptools.Bool("files holds fewer than matched (limit or result cap)"),
-	}, "pattern", "head", "files", "matched", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func fileFindSpec() mcptools.Spec {
+	return mcptools.Spec{
+		Name:  "vault_file_find",
+		Title: "Find files",
+		Description: "Lists the files of the scoped workspace's head version whose workspace-relative paths match a glob, sorted by path, with version, size and mode: " +
+			"* ? [a-z] match within one path component, ** matches any number of components (stages/*/output/*.md, **/*.md). Only files you may read are listed or counted. " +
+			fmt.Sprintf("Returns at most limit files (default %d, max %d), fewer when the %d-byte result cap binds; matched counts them all.", DefaultFindLimit, MaxFindLimit, MaxStructuredBytes),
+		Input: mcptools.Object(mcptools.Schema{
+			"pattern": mcptools.Str("glob over workspace-relative paths, e.g. stages/01-research/** or **/*.md"),
+			"limit":   With(mcptools.Int("maximum files to return"), "minimum", 1, "maximum", MaxFindLimit, "default", DefaultFindLimit),
+		}, "pattern"),
+		Data: mcptools.OpenObject(mcptools.Schema{
+			"pattern": mcptools.Str("the pattern"),
+			"head":    mcptools.Str("the workspace version searched (commit id)"),
+			"files": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
+				"path":    mcptools.Str("workspace-relative path"),
+				"version": mcptools.Str("git blob id"),
+				"size":    mcptools.Int("bytes"),
+				"mode":    mcptools.Str("git file mode"),
+			}, "path", "version", "size", "mode"), "matching files, sorted by path"),
+			"matched":   mcptools.Int("readable files matching, also those not returned"),
+			"truncated": mcptools.Bool("files holds fewer than matched (limit or result cap)"),
+		}, "pattern", "head", "files", "matched", "truncated"),
+		Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type fileFindArgs struct {

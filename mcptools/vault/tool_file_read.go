@@ -10,31 +10,33 @@ import (
 	"github.com/thalix/tv/mcptools"
 )
 
-var fileReadSpec = mcptools.Spec{
-	Name:  "vault_file_read",
-	Title: "Read file",
-	Description: fmt.Sprintf("Reads one page of a UTF-8 text file (a regular file of at most %d bytes, MaxFileBytes) at the head version of the scoped workspace, by byte offset on character boundaries: ", MaxFileBytes) +
-		fmt.Sprintf("max_bytes defaults to %d (range %d-%d). The first page (offset 0) returns the file's SHA-256 revision; pass it with every nonzero offset (next_offset). ", DefaultPageBytes, MinPageBytes, MaxPageBytes) +
-		"If the file changed meanwhile the continuation is refused: restart at offset 0. path is workspace-relative; any path you may read is allowed.",
-	Input: mcptools.Object(mcptools.Schema{
-		"path":      mcptools.Str("workspace-relative slash path of a file"),
-		"offset":    With(mcptools.Int("byte offset to start at, on a character boundary (next_offset of the previous page)"), "minimum", 0, "default", 0),
-		"max_bytes": With(mcptools.Int("page size in bytes"), "minimum", MinPageBytes, "maximum", MaxPageBytes, "default", DefaultPageBytes),
-		"revision":  mcptools.Str("the revision the first page returned; required when offset is not 0"),
-	}, "path"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"path":        mcptools.Str("the path"),
-		"head":        mcptools.Str("the workspace version it was read at (commit id)"),
-		"version":     mcptools.Str("the file's version (git blob id)"),
-		"revision":    mcptools.Str("SHA-256 of the whole file, hex: pass it with the next offset"),
-		"size":        mcptools.Int("file size in bytes"),
-		"offset":      mcptools.Int("where this page starts"),
-		"length":      mcptools.Int("bytes in this page"),
-		"next_offset": mcptools.Nullable(mcptools.Int("where the next page starts; null at the end")),
-		"eof":         mcptools.Bool("this page ends the file"),
-		"content":     mcptools.Str("the page's text"),
-	}, "path", "head", "version", "revision", "size", "offset", "length", "next_offset", "eof", "content"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func fileReadSpec() mcptools.Spec {
+	return mcptools.Spec{
+		Name:  "vault_file_read",
+		Title: "Read file",
+		Description: fmt.Sprintf("Reads one page of a UTF-8 text file (a regular file of at most %d bytes, MaxFileBytes) at the head version of the scoped workspace, by byte offset on character boundaries: ", MaxFileBytes) +
+			fmt.Sprintf("max_bytes defaults to %d (range %d-%d). The first page (offset 0) returns the file's SHA-256 revision; pass it with every nonzero offset (next_offset). ", DefaultPageBytes, MinPageBytes, MaxPageBytes) +
+			"If the file changed meanwhile the continuation is refused: restart at offset 0. path is workspace-relative; any path you may read is allowed.",
+		Input: mcptools.Object(mcptools.Schema{
+			"path":      mcptools.Str("workspace-relative slash path of a file"),
+			"offset":    With(mcptools.Int("byte offset to start at, on a character boundary (next_offset of the previous page)"), "minimum", 0, "default", 0),
+			"max_bytes": With(mcptools.Int("page size in bytes"), "minimum", MinPageBytes, "maximum", MaxPageBytes, "default", DefaultPageBytes),
+			"revision":  mcptools.Str("the revision the first page returned; required when offset is not 0"),
+		}, "path"),
+		Data: mcptools.OpenObject(mcptools.Schema{
+			"path":        mcptools.Str("the path"),
+			"head":        mcptools.Str("the workspace version it was read at (commit id)"),
+			"version":     mcptools.Str("the file's version (git blob id)"),
+			"revision":    mcptools.Str("SHA-256 of the whole file, hex: pass it with the next offset"),
+			"size":        mcptools.Int("file size in bytes"),
+			"offset":      mcptools.Int("where this page starts"),
+			"length":      mcptools.Int("bytes in this page"),
+			"next_offset": mcptools.Nullable(mcptools.Int("where the next page starts; null at the end")),
+			"eof":         mcptools.Bool("this page ends the file"),
+			"content":     mcptools.Str("the page's text"),
+		}, "path", "head", "version", "revision", "size", "offset", "length", "next_offset", "eof", "content"),
+		Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type fileReadArgs struct {

@@ -8,25 +8,27 @@ import (
 	"github.com/thalix/tv/mcptools"
 )
 
-var templateListSpec = mcptools.Spec{
-	Name:  "vault_template_list",
-	Title: "List templates",
-	Description: "Lists the templates you can see: the bundled ICM starter first, then the vault's templates by name. Templates are immutable factories; a workspace is made from one with `tv workspace init --template`. " +
-		fmt.Sprintf("At most %d entries (MaxListEntries), fewer when the %d-byte result cap (MaxStructuredBytes) binds; total and truncated tell. Takes no arguments.", MaxListEntries, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{}),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"templates": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
-			"id":         mcptools.Str("template id (tpl_…, or the starter's id)"),
-			"name":       mcptools.Str("template name"),
-			"builtin":    mcptools.Bool("the bundled starter (compiled into tv)"),
-			"updated_at": mcptools.Int("when its version was made, Unix seconds (0 for the starter)"),
-			"updated_by": mcptools.Str("who made it"),
-			"reason":     mcptools.Str("its description or creation reason"),
-		}, "id", "name", "builtin", "updated_at", "updated_by", "reason"), "templates, starter first"),
-		"total":     mcptools.Int("templates you can see"),
-		"truncated": mcptools.Bool("templates holds fewer than total"),
-	}, "templates", "total", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func templateListSpec() mcptools.Spec {
+	return mcptools.Spec{
+		Name:  "vault_template_list",
+		Title: "List templates",
+		Description: "Lists the templates you can see: the bundled ICM starter first, then the vault's templates by name. Templates are immutable factories; a workspace is made from one with `tv workspace init --template`. " +
+			fmt.Sprintf("At most %d entries (MaxListEntries), fewer when the %d-byte result cap (MaxStructuredBytes) binds; total and truncated tell. Takes no arguments.", MaxListEntries, MaxStructuredBytes),
+		Input: mcptools.Object(mcptools.Schema{}),
+		Data: mcptools.OpenObject(mcptools.Schema{
+			"templates": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
+				"id":         mcptools.Str("template id (tpl_…, or the starter's id)"),
+				"name":       mcptools.Str("template name"),
+				"builtin":    mcptools.Bool("the bundled starter (compiled into tv)"),
+				"updated_at": mcptools.Int("when its version was made, Unix seconds (0 for the starter)"),
+				"updated_by": mcptools.Str("who made it"),
+				"reason":     mcptools.Str("its description or creation reason"),
+			}, "id", "name", "builtin", "updated_at", "updated_by", "reason"), "templates, starter first"),
+			"total":     mcptools.Int("templates you can see"),
+			"truncated": mcptools.Bool("templates holds fewer than total"),
+		}, "templates", "total", "truncated"),
+		Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type templateEntry struct {

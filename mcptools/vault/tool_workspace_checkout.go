@@ -10,26 +10,28 @@ import (
 	"github.com/thalix/tv/mcptools"
 )
 
-var workspaceCheckoutSpec = mcptools.Spec{
-	Name:  "vault_workspace_checkout",
-	Title: "Check out a workspace",
-	Description: "Writes the head version of a workspace (id or unambiguous name) into output_dir, an absolute path that must be absent or empty, exactly as `tv workspace checkout` does: " +
-		"only the files you can read (folder grants give a partial checkout), each verified, then the manifest .thalix-workspace.json (ids and versions only, never a credential or local path); the checkout is recorded in the mount registry. " +
-		"Templates are refused: they are factories, not workspaces.",
-	Input: mcptools.Object(mcptools.Schema{
-		"workspace":  mcptools.Str("workspace id (ws_…) or unambiguous name, from vault_workspace_list"),
-		"output_dir": mcptools.Str("absolute path of a new or empty directory to write the checkout into"),
-	}, "workspace", "output_dir"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"dir":            mcptools.Str("absolute checkout directory"),
-		"workspace_id":   mcptools.Str("workspace id"),
-		"workspace_name": mcptools.Str("workspace name"),
-		"baseline":       mcptools.Str("the version checked out (commit id)"),
-		"files":          mcptools.Int("files written"),
-		"bytes":          mcptools.Int("bytes written"),
-		"scope":          mcptools.Array(mcptools.Str(""), "the folders a partial checkout holds; empty for the whole workspace"),
-	}, "dir", "workspace_id", "workspace_name", "baseline", "files", "bytes", "scope"),
-	Annotations: mcptools.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+func workspaceCheckoutSpec() mcptools.Spec {
+	return mcptools.Spec{
+		Name:  "vault_workspace_checkout",
+		Title: "Check out a workspace",
+		Description: "Writes the head version of a workspace (id or unambiguous name) into output_dir, an absolute path that must be absent or empty, exactly as `tv workspace checkout` does: " +
+			"only the files you can read (folder grants give a partial checkout), each verified, then the manifest .thalix-workspace.json (ids and versions only, never a credential or local path); the checkout is recorded in the mount registry. " +
+			"Templates are refused: they are factories, not workspaces.",
+		Input: mcptools.Object(mcptools.Schema{
+			"workspace":  mcptools.Str("workspace id (ws_…) or unambiguous name, from vault_workspace_list"),
+			"output_dir": mcptools.Str("absolute path of a new or empty directory to write the checkout into"),
+		}, "workspace", "output_dir"),
+		Data: mcptools.OpenObject(mcptools.Schema{
+			"dir":            mcptools.Str("absolute checkout directory"),
+			"workspace_id":   mcptools.Str("workspace id"),
+			"workspace_name": mcptools.Str("workspace name"),
+			"baseline":       mcptools.Str("the version checked out (commit id)"),
+			"files":          mcptools.Int("files written"),
+			"bytes":          mcptools.Int("bytes written"),
+			"scope":          mcptools.Array(mcptools.Str(""), "the folders a partial checkout holds; empty for the whole workspace"),
+		}, "dir", "workspace_id", "workspace_name", "baseline", "files", "bytes", "scope"),
+		Annotations: mcptools.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+	}
 }
 
 type workspaceCheckoutArgs struct {

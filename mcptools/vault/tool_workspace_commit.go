@@ -9,30 +9,32 @@ import (
 	"github.com/thalix/tv/mcptools"
 )
 
-var commitSpec = mcptools.Spec{
-	Name:  "vault_workspace_commit",
-	Title: "Commit a checkout",
-	Description: "Records the changes of a checkout of the scoped workspace (checkout_dir, absolute) as one new immutable version, as `tv workspace commit` does: reason is required; " +
-		"it re-checks live write access on every changed path and that every baseline version is still current, validates the ICM tree, then makes one compare-and-swap of the workspace. " +
-		"Only paths inside the scoped stage folder may change: a checkout that changes any other path is refused, naming them. " +
-		"Any refusal (permission, outside the stage, conflict, invalid tree) leaves the vault unchanged. A checkout of another workspace or vault is refused. " +
-		fmt.Sprintf("reason is at most %d bytes.", engine.MaxReasonBytes),
-	Input: mcptools.Object(mcptools.Schema{
-		"checkout_dir": mcptools.Str("absolute path of a checkout of the scoped workspace"),
-		"reason":       mcptools.Str("why: the new version's message, e.g. \"research: what limits battery life in cold weather\""),
-	}, "checkout_dir", "reason"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"workspace_id":      mcptools.Str("workspace id"),
-		"workspace_name":    mcptools.Str("workspace name"),
-		"version":           mcptools.Str("the new version (commit id); empty when nothing was committed"),
-		"parent":            mcptools.Str("the version it follows"),
-		"added":             mcptools.Int("files added"),
-		"modified":          mcptools.Int("files modified"),
-		"deleted":           mcptools.Int("files deleted"),
-		"nothing_to_commit": mcptools.Bool("the checkout matched its baseline (or its changes were already there)"),
-		"on_top_of":         mcptools.Str("set when the head had moved and the commit was applied on top of it"),
-	}, "workspace_id", "workspace_name", "version", "parent", "added", "modified", "deleted", "nothing_to_commit"),
-	Annotations: mcptools.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+func commitSpec() mcptools.Spec {
+	return mcptools.Spec{
+		Name:  "vault_workspace_commit",
+		Title: "Commit a checkout",
+		Description: "Records the changes of a checkout of the scoped workspace (checkout_dir, absolute) as one new immutable version, as `tv workspace commit` does: reason is required; " +
+			"it re-checks live write access on every changed path and that every baseline version is still current, validates the ICM tree, then makes one compare-and-swap of the workspace. " +
+			"Only paths inside the scoped stage folder may change: a checkout that changes any other path is refused, naming them. " +
+			"Any refusal (permission, outside the stage, conflict, invalid tree) leaves the vault unchanged. A checkout of another workspace or vault is refused. " +
+			fmt.Sprintf("reason is at most %d bytes.", engine.MaxReasonBytes),
+		Input: mcptools.Object(mcptools.Schema{
+			"checkout_dir": mcptools.Str("absolute path of a checkout of the scoped workspace"),
+			"reason":       mcptools.Str("why: the new version's message, e.g. \"research: what limits battery life in cold weather\""),
+		}, "checkout_dir", "reason"),
+		Data: mcptools.OpenObject(mcptools.Schema{
+			"workspace_id":      mcptools.Str("workspace id"),
+			"workspace_name":    mcptools.Str("workspace name"),
+			"version":           mcptools.Str("the new version (commit id); empty when nothing was committed"),
+			"parent":            mcptools.Str("the version it follows"),
+			"added":             mcptools.Int("files added"),
+			"modified":          mcptools.Int("files modified"),
+			"deleted":           mcptools.Int("files deleted"),
+			"nothing_to_commit": mcptools.Bool("the checkout matched its baseline (or its changes were already there)"),
+			"on_top_of":         mcptools.Str("set when the head had moved and the commit was applied on top of it"),
+		}, "workspace_id", "workspace_name", "version", "parent", "added", "modified", "deleted", "nothing_to_commit"),
+		Annotations: mcptools.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+	}
 }
 
 type commitArgs struct {

@@ -9,28 +9,30 @@ import (
 	"github.com/thalix/tv/mcptools"
 )
 
-var workspaceListSpec = mcptools.Spec{
-	Name:  "vault_workspace_list",
-	Title: "List workspaces",
-	Description: "Lists the workspaces you can read (all of them, or some folders: partial), by name, with each one's head version, last change and your rank on its root. " +
-		fmt.Sprintf("At most %d entries (MaxListEntries), fewer when the %d-byte result cap (MaxStructuredBytes) binds; total and truncated tell. Takes no arguments.", MaxListEntries, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{}),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"workspaces": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
-			"id":         mcptools.Str("workspace id (ws_…)"),
-			"name":       mcptools.Str("workspace name (a label; ids are stable)"),
-			"head":       mcptools.Str("head version (commit id)"),
-			"updated_at": mcptools.Int("when the head version was made, Unix seconds"),
-			"updated_by": mcptools.Str("who made it"),
-			"reason":     mcptools.Str("its reason"),
-			"template":   mcptools.Str("the template it was made from, if any"),
-			"rank":       With(mcptools.Str("your rank on the workspace root"), "enum", []string{"none", "read", "write", "manage"}),
-			"partial":    mcptools.Bool("you can read only some folders (a checkout holds just those)"),
-		}, "id", "name", "head", "updated_at", "updated_by", "reason", "rank", "partial"), "workspaces by name"),
-		"total":     mcptools.Int("workspaces you can read"),
-		"truncated": mcptools.Bool("workspaces holds fewer than total"),
-	}, "workspaces", "total", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func workspaceListSpec() mcptools.Spec {
+	return mcptools.Spec{
+		Name:  "vault_workspace_list",
+		Title: "List workspaces",
+		Description: "Lists the workspaces you can read (all of them, or some folders: partial), by name, with each one's head version, last change and your rank on its root. " +
+			fmt.Sprintf("At most %d entries (MaxListEntries), fewer when the %d-byte result cap (MaxStructuredBytes) binds; total and truncated tell. Takes no arguments.", MaxListEntries, MaxStructuredBytes),
+		Input: mcptools.Object(mcptools.Schema{}),
+		Data: mcptools.OpenObject(mcptools.Schema{
+			"workspaces": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
+				"id":         mcptools.Str("workspace id (ws_…)"),
+				"name":       mcptools.Str("workspace name (a label; ids are stable)"),
+				"head":       mcptools.Str("head version (commit id)"),
+				"updated_at": mcptools.Int("when the head version was made, Unix seconds"),
+				"updated_by": mcptools.Str("who made it"),
+				"reason":     mcptools.Str("its reason"),
+				"template":   mcptools.Str("the template it was made from, if any"),
+				"rank":       With(mcptools.Str("your rank on the workspace root"), "enum", []string{"none", "read", "write", "manage"}),
+				"partial":    mcptools.Bool("you can read only some folders (a checkout holds just those)"),
+			}, "id", "name", "head", "updated_at", "updated_by", "reason", "rank", "partial"), "workspaces by name"),
+			"total":     mcptools.Int("workspaces you can read"),
+			"truncated": mcptools.Bool("workspaces holds fewer than total"),
+		}, "workspaces", "total", "truncated"),
+		Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type workspaceEntry struct {
