@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/icm"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 	"github.com/thalix/tv/starter"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/icm"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 )
 
 // The end-to-end tests of `tv mcp serve` drive the built tv binary (tvBin)

@@ -61,7 +61,7 @@ func TestWireVaultUnscoped(t *testing.T) {
 		{In: `{"jsonrpc":"2.0","id":13,"method":"nope"}`},
 	}
 	got := wiretest.Transcript(t, wireServe(s), steps, f.wireNormalizer())
-	golden.File(t, filepath.Join("testdata", "wire", "unscoped.txt"), got, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vault and review the diff")
+	golden.File(t, filepath.Join("testdata", "wire", "unscoped.txt"), got, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vaultmcp and review the diff")
 }
 
 // TestWireVaultScoped: a scoped server on the wire, with
@@ -99,7 +99,7 @@ func TestWireVaultScoped(t *testing.T) {
 		{Before: read, In: `{"jsonrpc":"2.0","id":13,"method":"tools/list","params":{` + modernMeta + `}}`},
 	}
 	got := wiretest.Transcript(t, wireServe(s), steps, f.wireNormalizer())
-	golden.File(t, filepath.Join("testdata", "wire", "scoped.txt"), got, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vault and review the diff")
+	golden.File(t, filepath.Join("testdata", "wire", "scoped.txt"), got, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vaultmcp and review the diff")
 }
 
 // waitIdleRecheck waits until the server's idle re-check (watchScope) has

@@ -7,27 +7,27 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var fileInfoSpec = mcptools.Spec{
+var fileInfoSpec = mcpkit.Spec{
 	Name:  "vault_file_info",
 	Title: "File info",
 	Description: fmt.Sprintf("Returns the version (blob id), size and mode of a file at the head version of the scoped workspace, and for files up to %d bytes (MaxFileBytes) its SHA-256 and whether it is UTF-8 text that vault_file_read can page. ", MaxFileBytes) +
 		"path is workspace-relative (stages/NN-slug/…); any path you may read is allowed, inside the stage or not. A path you may not read is refused whether or not it exists.",
-	Input: mcptools.Object(mcptools.Schema{
-		"path": mcptools.Str("workspace-relative slash path of a file, e.g. stages/01-research/output/research.md"),
+	Input: mcpkit.Object(mcpkit.Schema{
+		"path": mcpkit.Str("workspace-relative slash path of a file, e.g. stages/01-research/output/research.md"),
 	}, "path"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"path":    mcptools.Str("the path"),
-		"head":    mcptools.Str("the workspace version it was read at (commit id)"),
-		"version": mcptools.Str("the file's version (git blob id)"),
-		"size":    mcptools.Int("bytes"),
-		"mode":    With(mcptools.Str("git file mode"), "enum", []string{"100644", "100755"}),
-		"sha256":  mcptools.Nullable(mcptools.Str("SHA-256 of the content, hex (the revision vault_file_read pages by); null over MaxFileBytes")),
-		"text":    mcptools.Nullable(mcptools.Bool("UTF-8 text without NUL bytes; null over MaxFileBytes")),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"path":    mcpkit.Str("the path"),
+		"head":    mcpkit.Str("the workspace version it was read at (commit id)"),
+		"version": mcpkit.Str("the file's version (git blob id)"),
+		"size":    mcpkit.Int("bytes"),
+		"mode":    With(mcpkit.Str("git file mode"), "enum", []string{"100644", "100755"}),
+		"sha256":  mcpkit.Nullable(mcpkit.Str("SHA-256 of the content, hex (the revision vault_file_read pages by); null over MaxFileBytes")),
+		"text":    mcpkit.Nullable(mcpkit.Bool("UTF-8 text without NUL bytes; null over MaxFileBytes")),
 	}, "path", "head", "version", "size", "mode", "sha256", "text"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
 type fileInfoArgs struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // Repository names the workspace a result is about.
@@ -27,23 +27,23 @@ type Envelope struct {
 }
 
 // repositorySchema is the output schema of the envelope's repository.
-var repositorySchema = mcptools.Nullable(mcptools.OpenObject(mcptools.Schema{
-	"id":   mcptools.Str("workspace id (ws_…)"),
-	"name": mcptools.Str("workspace name"),
+var repositorySchema = mcpkit.Nullable(mcpkit.OpenObject(mcpkit.Schema{
+	"id":   mcpkit.Str("workspace id (ws_…)"),
+	"name": mcpkit.Str("workspace name"),
 }, "id", "name"))
 
 // OutputSchema is the output schema of a vault tool whose data member has
 // schema data: the envelope {captured_at, repository, data}.
-func OutputSchema(data mcptools.Schema) mcptools.Schema {
-	return mcptools.OpenObject(mcptools.Schema{
-		"captured_at": mcptools.Int("when the result was captured, Unix seconds"),
+func OutputSchema(data mcpkit.Schema) mcpkit.Schema {
+	return mcpkit.OpenObject(mcpkit.Schema{
+		"captured_at": mcpkit.Int("when the result was captured, Unix seconds"),
 		"repository":  With(repositorySchema, "description", "the workspace the result is about ({id, name}), or null for vault-wide discovery"),
 		"data":        data,
 	}, "captured_at", "repository", "data")
 }
 
-// With is mcptools.With, re-exported for brevity in tool files.
-var With = mcptools.With
+// With is mcpkit.With, re-exported for brevity in tool files.
+var With = mcpkit.With
 
 // encode serializes the envelope; over MaxStructuredBytes it reports
 // errTooLarge.
@@ -104,7 +104,7 @@ func errorCode(err error) string {
 		err  error
 		code string
 	}{
-		{mcptools.ErrBadArguments, "invalid_arguments"},
+		{mcpkit.ErrBadArguments, "invalid_arguments"},
 		{engine.ErrUsage, "usage"},
 		{engine.ErrInvalidTree, "invalid_tree"},
 		{engine.ErrConflict, "conflict"},
@@ -127,7 +127,7 @@ func failure(tool string, err error) *mcp.CallToolResult {
 	if errors.As(err, &inv) {
 		msg += findingsText(inv.Findings)
 	}
-	return mcptools.Failure("%s failed (%s): %s", tool, errorCode(err), msg)
+	return mcpkit.Failure("%s failed (%s): %s", tool, errorCode(err), msg)
 }
 
 func findingsText(fs []icm.Finding) string {

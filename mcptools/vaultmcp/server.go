@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // ServerName is the implementation name `tv mcp serve` reports.
@@ -48,7 +48,7 @@ type Server struct {
 	ws        *Repository // the scoped workspace; nil when unscoped
 	stage     string      // "stages/NN-slug" when scoped
 	tools     []tool
-	validator *mcptools.Validator
+	validator *mcpkit.Validator
 	mcp       *mcp.Server
 	ttl       time.Duration
 
@@ -67,7 +67,7 @@ type Server struct {
 // and its body, which returns the result's repository and data or a
 // domain error.
 type tool struct {
-	mcptools.Spec
+	mcpkit.Spec
 	rank engine.Rank
 	run  func(s *Server, ctx context.Context, raw json.RawMessage) (*Repository, any, error)
 }
@@ -91,8 +91,8 @@ var (
 	}
 )
 
-func specs(ts []tool) []mcptools.Spec {
-	out := make([]mcptools.Spec, len(ts))
+func specs(ts []tool) []mcpkit.Spec {
+	out := make([]mcpkit.Spec, len(ts))
 	for i, t := range ts {
 		out[i] = t.Spec
 	}
@@ -100,11 +100,11 @@ func specs(ts []tool) []mcptools.Spec {
 }
 
 // UnscopedTools returns the specs of the unscoped mode's tools, in order.
-func UnscopedTools() []mcptools.Spec { return specs(unscopedTools) }
+func UnscopedTools() []mcpkit.Spec { return specs(unscopedTools) }
 
 // ScopedTools returns the specs of every tool a stage policy may declare,
 // in order (the names of icm.KnownTools()).
-func ScopedTools() []mcptools.Spec { return specs(scopedTools) }
+func ScopedTools() []mcpkit.Spec { return specs(scopedTools) }
 
 // ToolRank returns the rank a scoped tool needs on the stage folder, and
 // false for a name that is not a scoped tool.
@@ -120,7 +120,7 @@ func ToolRank(name string) (engine.Rank, bool) {
 // MCPTool returns the MCP definition of a vault tool: mcptools'
 // definition with the vault envelope {captured_at, repository, data} as
 // its output schema.
-func MCPTool(s mcptools.Spec) *mcp.Tool { return s.MCPToolWithOutput(OutputSchema(s.Data)) }
+func MCPTool(s mcpkit.Spec) *mcp.Tool { return s.MCPToolWithOutput(OutputSchema(s.Data)) }
 
 // StageFolder normalises a --stage value to "stages/NN-slug". It accepts
 // "stages/NN-slug" and "NN-slug" (a trailing slash is ignored); anything
@@ -171,7 +171,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			s.ws, s.unbound = &Repository{ID: cfg.Workspace, Name: cfg.Workspace}, err
 		}
 	}
-	v, err := mcptools.NewValidator(specs(s.tools))
+	v, err := mcpkit.NewValidator(specs(s.tools))
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // newServer makes the SDK server of the mode's tools: sorted by name and,
 // scoped, only the visible ones (syncTools), with listChanged.
 func (s *Server) newServer() *mcp.Server {
-	srv := mcptools.NewServer(mcptools.ServerOptions{Name: ServerName, Version: s.cfg.Version, Instructions: s.instructions(),
+	srv := mcpkit.NewServer(mcpkit.ServerOptions{Name: ServerName, Version: s.cfg.Version, Instructions: s.instructions(),
 		ListChanged: s.scoped(), Log: s.cfg.Log})
 	if !s.scoped() {
 		for _, t := range s.tools {
@@ -245,7 +245,7 @@ func (s *Server) scopeCheck(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) refuseHidden(name string, st *ScopeState) *mcp.CallToolResult {
-	return mcptools.Failure("%s refused: it is not available in this scope now (stage %s of %s: %s, reason %s; visible: %s). Call tools/list for the tools you can use.",
+	return mcpkit.Failure("%s refused: it is not available in this scope now (stage %s of %s: %s, reason %s; visible: %s). Call tools/list for the tools you can use.",
 		name, s.stage, s.ws.ID, st.Result, st.Reason, visibleText(st.Visible))
 }
 
@@ -311,9 +311,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) e
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go s.watchScope(ctx)
-		return mcptools.Serve(ctx, s.mcp, in, out, logw)
+		return mcpkit.Serve(ctx, s.mcp, in, out, logw)
 	}
-	return mcptools.Serve(ctx, s.mcp, in, out, logw)
+	return mcpkit.Serve(ctx, s.mcp, in, out, logw)
 }
 
 // watchScope re-checks the scope every ScopeTTL/4 until ctx ends.
@@ -335,7 +335,7 @@ func (s *Server) watchScope(ctx context.Context) {
 }
 
 // decode decodes a tool's arguments strictly.
-func decode(raw json.RawMessage, v any) error { return mcptools.DecodeArgs(raw, v) }
+func decode(raw json.RawMessage, v any) error { return mcpkit.DecodeArgs(raw, v) }
 
 // unboundAdvice says how to fix a workspace that could not be resolved.
 func unboundAdvice(err error) string {

@@ -1,7 +1,4 @@
-package mcptools
-
-//go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
-//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../cmd/tv
+package mcpkit
 
 import (
 	"fmt"

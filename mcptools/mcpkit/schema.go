@@ -1,4 +1,4 @@
-package mcptools
+package mcpkit
 
 // Schema is a JSON Schema document as a map (marshalled with sorted keys,
 // so snapshots are stable).

@@ -7,54 +7,54 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var walkTestSpec = mcptools.Spec{
+var walkTestSpec = mcpkit.Spec{
 	Name:  "vault_workspace_walk_test",
 	Title: "Walk-test a checkout",
 	Description: "Scans a checkout of the scoped workspace (checkout_dir, absolute) against its manifest without following symlinks, validates its ICM tree, and returns the exact change plan a commit would make and the findings, as `tv workspace walk-test` does. " +
 		"Writes nothing to the vault. A checkout of another workspace or vault is refused. " +
 		fmt.Sprintf("Counts are exact; each list holds at most %d entries (engine.MaxPlanEntries) and %d findings (MaxFindingsShown), fewer when the %d-byte result cap binds (truncated).", engine.MaxPlanEntries, MaxFindingsShown, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{
-		"checkout_dir": mcptools.Str("absolute path of a checkout of the scoped workspace"),
+	Input: mcpkit.Object(mcpkit.Schema{
+		"checkout_dir": mcpkit.Str("absolute path of a checkout of the scoped workspace"),
 	}, "checkout_dir"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"valid":    mcptools.Bool("no ICM finding of severity error: a commit may proceed"),
-		"changed":  mcptools.Bool("the checkout differs from its baseline"),
-		"baseline": mcptools.Str("the version the checkout is based on"),
-		"counts": mcptools.OpenObject(mcptools.Schema{
-			"added":           mcptools.Int("files added"),
-			"modified":        mcptools.Int("files modified"),
-			"deleted":         mcptools.Int("files deleted"),
-			"added_folders":   mcptools.Int("folders added"),
-			"deleted_folders": mcptools.Int("folders deleted"),
-			"findings":        mcptools.Int("ICM findings"),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"valid":    mcpkit.Bool("no ICM finding of severity error: a commit may proceed"),
+		"changed":  mcpkit.Bool("the checkout differs from its baseline"),
+		"baseline": mcpkit.Str("the version the checkout is based on"),
+		"counts": mcpkit.OpenObject(mcpkit.Schema{
+			"added":           mcpkit.Int("files added"),
+			"modified":        mcpkit.Int("files modified"),
+			"deleted":         mcpkit.Int("files deleted"),
+			"added_folders":   mcpkit.Int("folders added"),
+			"deleted_folders": mcpkit.Int("folders deleted"),
+			"findings":        mcpkit.Int("ICM findings"),
 		}, "added", "modified", "deleted", "added_folders", "deleted_folders", "findings"),
-		"added":           mcptools.Array(planFileSchema, "files added"),
-		"modified":        mcptools.Array(planFileSchema, "files modified"),
-		"deleted":         mcptools.Array(planFileSchema, "files deleted"),
-		"added_folders":   mcptools.Array(mcptools.Str(""), "folders added"),
-		"deleted_folders": mcptools.Array(mcptools.Str(""), "folders deleted"),
-		"findings":        mcptools.Array(findingSchema, "ICM findings, errors first"),
-		"truncated":       mcptools.Bool("some list holds fewer entries than its count"),
+		"added":           mcpkit.Array(planFileSchema, "files added"),
+		"modified":        mcpkit.Array(planFileSchema, "files modified"),
+		"deleted":         mcpkit.Array(planFileSchema, "files deleted"),
+		"added_folders":   mcpkit.Array(mcpkit.Str(""), "folders added"),
+		"deleted_folders": mcpkit.Array(mcpkit.Str(""), "folders deleted"),
+		"findings":        mcpkit.Array(findingSchema, "ICM findings, errors first"),
+		"truncated":       mcpkit.Bool("some list holds fewer entries than its count"),
 	}, "valid", "changed", "baseline", "counts", "added", "modified", "deleted", "added_folders", "deleted_folders", "findings", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
-var planFileSchema = mcptools.OpenObject(mcptools.Schema{
-	"path":     mcptools.Str("workspace-relative path"),
-	"size":     mcptools.Int("bytes now (0 when deleted)"),
-	"old_size": mcptools.Int("bytes at the baseline"),
-	"mode":     mcptools.Str("git file mode"),
+var planFileSchema = mcpkit.OpenObject(mcpkit.Schema{
+	"path":     mcpkit.Str("workspace-relative path"),
+	"size":     mcpkit.Int("bytes now (0 when deleted)"),
+	"old_size": mcpkit.Int("bytes at the baseline"),
+	"mode":     mcpkit.Str("git file mode"),
 }, "path", "size")
 
-var findingSchema = mcptools.OpenObject(mcptools.Schema{
-	"rule":     mcptools.Str("ICM rule"),
-	"severity": mcptools.Str("error or warning"),
-	"path":     mcptools.Str("workspace-relative path"),
-	"line":     mcptools.Int("line, 0 when none"),
-	"message":  mcptools.Str("what is wrong and how to fix it"),
+var findingSchema = mcpkit.OpenObject(mcpkit.Schema{
+	"rule":     mcpkit.Str("ICM rule"),
+	"severity": mcpkit.Str("error or warning"),
+	"path":     mcpkit.Str("workspace-relative path"),
+	"line":     mcpkit.Int("line, 0 when none"),
+	"message":  mcpkit.Str("what is wrong and how to fix it"),
 }, "rule", "severity", "path", "line", "message")
 
 type walkTestArgs struct {

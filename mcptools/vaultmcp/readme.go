@@ -9,7 +9,7 @@ import (
 
 	"github.com/thalix/tv/icm"
 
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // ToolsMarkdown renders the README's tool tables of `tv mcp serve`: the
@@ -17,7 +17,7 @@ import (
 // list order.
 func ToolsMarkdown() string {
 	var b strings.Builder
-	b.WriteString("<!-- Generated from vaultmcp.UnscopedTools() and vaultmcp.ScopedTools() by `go generate ./mcptools/vault` (this section in README.md and mcptools/vault/README.tools.md); do not edit. -->\n\n")
+	b.WriteString("<!-- Generated from vaultmcp.UnscopedTools() and vaultmcp.ScopedTools() by `go generate ./mcptools/vaultmcp` (this section in README.md and mcptools/vaultmcp/README.tools.md); do not edit. -->\n\n")
 	b.WriteString("### Unscoped: `tv mcp serve`\n\n")
 	b.WriteString(table(UnscopedTools()))
 	b.WriteString("\n### Scoped: `tv mcp serve --workspace <id|name> --stage stages/NN-slug`\n\n")
@@ -43,8 +43,8 @@ func ToolsMarkdown() string {
 }
 
 // table is mcptools' table without its generated-from comment.
-func table(specs []mcptools.Spec) string {
-	t := mcptools.ToolsMarkdown(specs)
+func table(specs []mcpkit.Spec) string {
+	t := mcpkit.ToolsMarkdown(specs)
 	if i := strings.Index(t, "\n\n"); i >= 0 && strings.HasPrefix(t, "<!--") {
 		t = t[i+2:]
 	}

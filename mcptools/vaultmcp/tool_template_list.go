@@ -5,28 +5,28 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var templateListSpec = mcptools.Spec{
+var templateListSpec = mcpkit.Spec{
 	Name:  "vault_template_list",
 	Title: "List templates",
 	Description: "Lists the templates you can see: the bundled ICM starter first, then the vault's templates by name. Templates are immutable factories; a workspace is made from one with `tv workspace init --template`. " +
 		fmt.Sprintf("At most %d entries (MaxListEntries), fewer when the %d-byte result cap (MaxStructuredBytes) binds; total and truncated tell. Takes no arguments.", MaxListEntries, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{}),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"templates": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
-			"id":         mcptools.Str("template id (tpl_…, or the starter's id)"),
-			"name":       mcptools.Str("template name"),
-			"builtin":    mcptools.Bool("the bundled starter (compiled into tv)"),
-			"updated_at": mcptools.Int("when its version was made, Unix seconds (0 for the starter)"),
-			"updated_by": mcptools.Str("who made it"),
-			"reason":     mcptools.Str("its description or creation reason"),
+	Input: mcpkit.Object(mcpkit.Schema{}),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"templates": mcpkit.Array(mcpkit.OpenObject(mcpkit.Schema{
+			"id":         mcpkit.Str("template id (tpl_…, or the starter's id)"),
+			"name":       mcpkit.Str("template name"),
+			"builtin":    mcpkit.Bool("the bundled starter (compiled into tv)"),
+			"updated_at": mcpkit.Int("when its version was made, Unix seconds (0 for the starter)"),
+			"updated_by": mcpkit.Str("who made it"),
+			"reason":     mcpkit.Str("its description or creation reason"),
 		}, "id", "name", "builtin", "updated_at", "updated_by", "reason"), "templates, starter first"),
-		"total":     mcptools.Int("templates you can see"),
-		"truncated": mcptools.Bool("templates holds fewer than total"),
+		"total":     mcpkit.Int("templates you can see"),
+		"truncated": mcpkit.Bool("templates holds fewer than total"),
 	}, "templates", "total", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
 type templateEntry struct {

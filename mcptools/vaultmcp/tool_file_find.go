@@ -5,32 +5,32 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var fileFindSpec = mcptools.Spec{
+var fileFindSpec = mcpkit.Spec{
 	Name:  "vault_file_find",
 	Title: "Find files",
 	Description: "Lists the files of the scoped workspace's head version whose workspace-relative paths match a glob, sorted by path, with version, size and mode: " +
 		"* ? [a-z] match within one path component, ** matches any number of components (stages/*/output/*.md, **/*.md). Only files you may read are listed or counted. " +
 		fmt.Sprintf("Returns at most limit files (default %d, max %d), fewer when the %d-byte result cap binds; matched counts them all.", DefaultFindLimit, MaxFindLimit, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{
-		"pattern": mcptools.Str("glob over workspace-relative paths, e.g. stages/01-research/** or **/*.md"),
-		"limit":   With(mcptools.Int("maximum files to return"), "minimum", 1, "maximum", MaxFindLimit, "default", DefaultFindLimit),
+	Input: mcpkit.Object(mcpkit.Schema{
+		"pattern": mcpkit.Str("glob over workspace-relative paths, e.g. stages/01-research/** or **/*.md"),
+		"limit":   With(mcpkit.Int("maximum files to return"), "minimum", 1, "maximum", MaxFindLimit, "default", DefaultFindLimit),
 	}, "pattern"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"pattern": mcptools.Str("the pattern"),
-		"head":    mcptools.Str("the workspace version searched (commit id)"),
-		"files": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
-			"path":    mcptools.Str("workspace-relative path"),
-			"version": mcptools.Str("git blob id"),
-			"size":    mcptools.Int("bytes"),
-			"mode":    mcptools.Str("git file mode"),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"pattern": mcpkit.Str("the pattern"),
+		"head":    mcpkit.Str("the workspace version searched (commit id)"),
+		"files": mcpkit.Array(mcpkit.OpenObject(mcpkit.Schema{
+			"path":    mcpkit.Str("workspace-relative path"),
+			"version": mcpkit.Str("git blob id"),
+			"size":    mcpkit.Int("bytes"),
+			"mode":    mcpkit.Str("git file mode"),
 		}, "path", "version", "size", "mode"), "matching files, sorted by path"),
-		"matched":   mcptools.Int("readable files matching, also those not returned"),
-		"truncated": mcptools.Bool("files holds fewer than matched (limit or result cap)"),
+		"matched":   mcpkit.Int("readable files matching, also those not returned"),
+		"truncated": mcpkit.Bool("files holds fewer than matched (limit or result cap)"),
 	}, "pattern", "head", "files", "matched", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
 type fileFindArgs struct {
@@ -61,7 +61,7 @@ func (s *Server) fileFind(ctx context.Context, raw json.RawMessage) (*Repository
 	limit := DefaultFindLimit
 	if a.Limit != nil {
 		if *a.Limit < 1 || *a.Limit > MaxFindLimit {
-			return nil, nil, fmt.Errorf("%w: limit is %d; it must be between 1 and %d (MaxFindLimit)", mcptools.ErrBadArguments, *a.Limit, MaxFindLimit)
+			return nil, nil, fmt.Errorf("%w: limit is %d; it must be between 1 and %d (MaxFindLimit)", mcpkit.ErrBadArguments, *a.Limit, MaxFindLimit)
 		}
 		limit = *a.Limit
 	}

@@ -6,31 +6,31 @@ import (
 	"fmt"
 
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var workspaceListSpec = mcptools.Spec{
+var workspaceListSpec = mcpkit.Spec{
 	Name:  "vault_workspace_list",
 	Title: "List workspaces",
 	Description: "Lists the workspaces you can read (all of them, or some folders: partial), by name, with each one's head version, last change and your rank on its root. " +
 		fmt.Sprintf("At most %d entries (MaxListEntries), fewer when the %d-byte result cap (MaxStructuredBytes) binds; total and truncated tell. Takes no arguments.", MaxListEntries, MaxStructuredBytes),
-	Input: mcptools.Object(mcptools.Schema{}),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"workspaces": mcptools.Array(mcptools.OpenObject(mcptools.Schema{
-			"id":         mcptools.Str("workspace id (ws_…)"),
-			"name":       mcptools.Str("workspace name (a label; ids are stable)"),
-			"head":       mcptools.Str("head version (commit id)"),
-			"updated_at": mcptools.Int("when the head version was made, Unix seconds"),
-			"updated_by": mcptools.Str("who made it"),
-			"reason":     mcptools.Str("its reason"),
-			"template":   mcptools.Str("the template it was made from, if any"),
-			"rank":       With(mcptools.Str("your rank on the workspace root"), "enum", []string{"none", "read", "write", "manage"}),
-			"partial":    mcptools.Bool("you can read only some folders (a checkout holds just those)"),
+	Input: mcpkit.Object(mcpkit.Schema{}),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"workspaces": mcpkit.Array(mcpkit.OpenObject(mcpkit.Schema{
+			"id":         mcpkit.Str("workspace id (ws_…)"),
+			"name":       mcpkit.Str("workspace name (a label; ids are stable)"),
+			"head":       mcpkit.Str("head version (commit id)"),
+			"updated_at": mcpkit.Int("when the head version was made, Unix seconds"),
+			"updated_by": mcpkit.Str("who made it"),
+			"reason":     mcpkit.Str("its reason"),
+			"template":   mcpkit.Str("the template it was made from, if any"),
+			"rank":       With(mcpkit.Str("your rank on the workspace root"), "enum", []string{"none", "read", "write", "manage"}),
+			"partial":    mcpkit.Bool("you can read only some folders (a checkout holds just those)"),
 		}, "id", "name", "head", "updated_at", "updated_by", "reason", "rank", "partial"), "workspaces by name"),
-		"total":     mcptools.Int("workspaces you can read"),
-		"truncated": mcptools.Bool("workspaces holds fewer than total"),
+		"total":     mcpkit.Int("workspaces you can read"),
+		"truncated": mcpkit.Bool("workspaces holds fewer than total"),
 	}, "workspaces", "total", "truncated"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
 type workspaceEntry struct {

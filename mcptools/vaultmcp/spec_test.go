@@ -10,10 +10,10 @@ import (
 	"github.com/thalix/tv/mcptools/internal/golden"
 
 	"github.com/thalix/tv/icm"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-func allSpecs() []mcptools.Spec { return append(UnscopedTools(), ScopedTools()...) }
+func allSpecs() []mcpkit.Spec { return append(UnscopedTools(), ScopedTools()...) }
 
 // TestToolSnapshots compares each tool's definition (as tools/list sends
 // it) with testdata/toolsnaps/<tool>.snap; UPDATE_TOOLSNAPS=1 rewrites them.
@@ -22,13 +22,13 @@ func TestToolSnapshots(t *testing.T) {
 	for _, s := range allSpecs() {
 		defs[s.Name] = MCPTool(s)
 	}
-	golden.Snapshots(t, filepath.Join("testdata", "toolsnaps"), defs, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vault")
+	golden.Snapshots(t, filepath.Join("testdata", "toolsnaps"), defs, "run UPDATE_TOOLSNAPS=1 go test ./mcptools/vaultmcp")
 }
 
 // TestToolsReadme fails when README.tools.md is not what the tool list
-// generates (go generate ./mcptools/vault rewrites it).
+// generates (go generate ./mcptools/vaultmcp rewrites it).
 func TestToolsReadme(t *testing.T) {
-	golden.File(t, "README.tools.md", ToolsMarkdown(), "run go generate ./mcptools/vault")
+	golden.File(t, "README.tools.md", ToolsMarkdown(), "run go generate ./mcptools/vaultmcp")
 }
 
 // TestSpecs checks the two lists: exact names, strict input schemas,

@@ -3,7 +3,7 @@ package vaultmcp
 import (
 	"time"
 
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // Limits of the vault MCP server. Error messages print them; the README
@@ -36,7 +36,7 @@ const (
 	MaxFindingsShown = 50
 	// MaxInputLineBytes bounds one JSON-RPC input line (the local server's
 	// limit, shared).
-	MaxInputLineBytes = mcptools.MaxInputLineBytes
+	MaxInputLineBytes = mcpkit.MaxInputLineBytes
 	// ResolveTimeout bounds one scope resolution's vault reads.
 	ResolveTimeout = 10 * time.Second
 	// EvidenceLockTimeout bounds the wait for the evidence file's lock.

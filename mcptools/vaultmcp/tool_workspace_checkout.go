@@ -7,29 +7,29 @@ import (
 	"path/filepath"
 
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var workspaceCheckoutSpec = mcptools.Spec{
+var workspaceCheckoutSpec = mcpkit.Spec{
 	Name:  "vault_workspace_checkout",
 	Title: "Check out a workspace",
 	Description: "Writes the head version of a workspace (id or unambiguous name) into output_dir, an absolute path that must be absent or empty, exactly as `tv workspace checkout` does: " +
 		"only the files you can read (folder grants give a partial checkout), each verified, then the manifest .thalix-workspace.json (ids and versions only, never a credential or local path); the checkout is recorded in the mount registry. " +
 		"Templates are refused: they are factories, not workspaces.",
-	Input: mcptools.Object(mcptools.Schema{
-		"workspace":  mcptools.Str("workspace id (ws_…) or unambiguous name, from vault_workspace_list"),
-		"output_dir": mcptools.Str("absolute path of a new or empty directory to write the checkout into"),
+	Input: mcpkit.Object(mcpkit.Schema{
+		"workspace":  mcpkit.Str("workspace id (ws_…) or unambiguous name, from vault_workspace_list"),
+		"output_dir": mcpkit.Str("absolute path of a new or empty directory to write the checkout into"),
 	}, "workspace", "output_dir"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"dir":            mcptools.Str("absolute checkout directory"),
-		"workspace_id":   mcptools.Str("workspace id"),
-		"workspace_name": mcptools.Str("workspace name"),
-		"baseline":       mcptools.Str("the version checked out (commit id)"),
-		"files":          mcptools.Int("files written"),
-		"bytes":          mcptools.Int("bytes written"),
-		"scope":          mcptools.Array(mcptools.Str(""), "the folders a partial checkout holds; empty for the whole workspace"),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"dir":            mcpkit.Str("absolute checkout directory"),
+		"workspace_id":   mcpkit.Str("workspace id"),
+		"workspace_name": mcpkit.Str("workspace name"),
+		"baseline":       mcpkit.Str("the version checked out (commit id)"),
+		"files":          mcpkit.Int("files written"),
+		"bytes":          mcpkit.Int("bytes written"),
+		"scope":          mcpkit.Array(mcpkit.Str(""), "the folders a partial checkout holds; empty for the whole workspace"),
 	}, "dir", "workspace_id", "workspace_name", "baseline", "files", "bytes", "scope"),
-	Annotations: mcptools.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
 }
 
 type workspaceCheckoutArgs struct {

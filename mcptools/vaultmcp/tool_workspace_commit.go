@@ -6,10 +6,10 @@ import (
 	"fmt"
 
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var commitSpec = mcptools.Spec{
+var commitSpec = mcpkit.Spec{
 	Name:  "vault_workspace_commit",
 	Title: "Commit a checkout",
 	Description: "Records the changes of a checkout of the scoped workspace (checkout_dir, absolute) as one new immutable version, as `tv workspace commit` does: reason is required; " +
@@ -17,22 +17,22 @@ var commitSpec = mcptools.Spec{
 		"Only paths inside the scoped stage folder may change: a checkout that changes any other path is refused, naming them. " +
 		"Any refusal (permission, outside the stage, conflict, invalid tree) leaves the vault unchanged. A checkout of another workspace or vault is refused. " +
 		fmt.Sprintf("reason is at most %d bytes.", engine.MaxReasonBytes),
-	Input: mcptools.Object(mcptools.Schema{
-		"checkout_dir": mcptools.Str("absolute path of a checkout of the scoped workspace"),
-		"reason":       mcptools.Str("why: the new version's message, e.g. \"research: what limits battery life in cold weather\""),
+	Input: mcpkit.Object(mcpkit.Schema{
+		"checkout_dir": mcpkit.Str("absolute path of a checkout of the scoped workspace"),
+		"reason":       mcpkit.Str("why: the new version's message, e.g. \"research: what limits battery life in cold weather\""),
 	}, "checkout_dir", "reason"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"workspace_id":      mcptools.Str("workspace id"),
-		"workspace_name":    mcptools.Str("workspace name"),
-		"version":           mcptools.Str("the new version (commit id); empty when nothing was committed"),
-		"parent":            mcptools.Str("the version it follows"),
-		"added":             mcptools.Int("files added"),
-		"modified":          mcptools.Int("files modified"),
-		"deleted":           mcptools.Int("files deleted"),
-		"nothing_to_commit": mcptools.Bool("the checkout matched its baseline (or its changes were already there)"),
-		"on_top_of":         mcptools.Str("set when the head had moved and the commit was applied on top of it"),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"workspace_id":      mcpkit.Str("workspace id"),
+		"workspace_name":    mcpkit.Str("workspace name"),
+		"version":           mcpkit.Str("the new version (commit id); empty when nothing was committed"),
+		"parent":            mcpkit.Str("the version it follows"),
+		"added":             mcpkit.Int("files added"),
+		"modified":          mcpkit.Int("files modified"),
+		"deleted":           mcpkit.Int("files deleted"),
+		"nothing_to_commit": mcpkit.Bool("the checkout matched its baseline (or its changes were already there)"),
+		"on_top_of":         mcpkit.Str("set when the head had moved and the commit was applied on top of it"),
 	}, "workspace_id", "workspace_name", "version", "parent", "added", "modified", "deleted", "nothing_to_commit"),
-	Annotations: mcptools.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
 }
 
 type commitArgs struct {

@@ -4,21 +4,21 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var whoamiSpec = mcptools.Spec{
+var whoamiSpec = mcpkit.Spec{
 	Name:  "vault_whoami",
 	Title: "Who am I",
 	Description: "Returns who this server acts as — the user of the tv credential file (`tv login`); the token is never shown — and the id of the vault. " +
 		"Not logged in is an error that says how to log in. Takes no arguments.",
-	Input: mcptools.Object(mcptools.Schema{}),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"user":     mcptools.Str("user name"),
-		"email":    mcptools.Str("email used for commit authorship"),
-		"vault_id": mcptools.Str("the vault's stable id"),
+	Input: mcpkit.Object(mcpkit.Schema{}),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"user":     mcpkit.Str("user name"),
+		"email":    mcpkit.Str("email used for commit authorship"),
+		"vault_id": mcpkit.Str("the vault's stable id"),
 	}, "user", "email", "vault_id"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
 type whoamiData struct {

@@ -7,34 +7,34 @@ import (
 	"unicode/utf8"
 
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var fileReadSpec = mcptools.Spec{
+var fileReadSpec = mcpkit.Spec{
 	Name:  "vault_file_read",
 	Title: "Read file",
 	Description: fmt.Sprintf("Reads one page of a UTF-8 text file (a regular file of at most %d bytes, MaxFileBytes) at the head version of the scoped workspace, by byte offset on character boundaries: ", MaxFileBytes) +
 		fmt.Sprintf("max_bytes defaults to %d (range %d-%d). The first page (offset 0) returns the file's SHA-256 revision; pass it with every nonzero offset (next_offset). ", DefaultPageBytes, MinPageBytes, MaxPageBytes) +
 		"If the file changed meanwhile the continuation is refused: restart at offset 0. path is workspace-relative; any path you may read is allowed.",
-	Input: mcptools.Object(mcptools.Schema{
-		"path":      mcptools.Str("workspace-relative slash path of a file"),
-		"offset":    With(mcptools.Int("byte offset to start at, on a character boundary (next_offset of the previous page)"), "minimum", 0, "default", 0),
-		"max_bytes": With(mcptools.Int("page size in bytes"), "minimum", MinPageBytes, "maximum", MaxPageBytes, "default", DefaultPageBytes),
-		"revision":  mcptools.Str("the revision the first page returned; required when offset is not 0"),
+	Input: mcpkit.Object(mcpkit.Schema{
+		"path":      mcpkit.Str("workspace-relative slash path of a file"),
+		"offset":    With(mcpkit.Int("byte offset to start at, on a character boundary (next_offset of the previous page)"), "minimum", 0, "default", 0),
+		"max_bytes": With(mcpkit.Int("page size in bytes"), "minimum", MinPageBytes, "maximum", MaxPageBytes, "default", DefaultPageBytes),
+		"revision":  mcpkit.Str("the revision the first page returned; required when offset is not 0"),
 	}, "path"),
-	Data: mcptools.OpenObject(mcptools.Schema{
-		"path":        mcptools.Str("the path"),
-		"head":        mcptools.Str("the workspace version it was read at (commit id)"),
-		"version":     mcptools.Str("the file's version (git blob id)"),
-		"revision":    mcptools.Str("SHA-256 of the whole file, hex: pass it with the next offset"),
-		"size":        mcptools.Int("file size in bytes"),
-		"offset":      mcptools.Int("where this page starts"),
-		"length":      mcptools.Int("bytes in this page"),
-		"next_offset": mcptools.Nullable(mcptools.Int("where the next page starts; null at the end")),
-		"eof":         mcptools.Bool("this page ends the file"),
-		"content":     mcptools.Str("the page's text"),
+	Data: mcpkit.OpenObject(mcpkit.Schema{
+		"path":        mcpkit.Str("the path"),
+		"head":        mcpkit.Str("the workspace version it was read at (commit id)"),
+		"version":     mcpkit.Str("the file's version (git blob id)"),
+		"revision":    mcpkit.Str("SHA-256 of the whole file, hex: pass it with the next offset"),
+		"size":        mcpkit.Int("file size in bytes"),
+		"offset":      mcpkit.Int("where this page starts"),
+		"length":      mcpkit.Int("bytes in this page"),
+		"next_offset": mcpkit.Nullable(mcpkit.Int("where the next page starts; null at the end")),
+		"eof":         mcpkit.Bool("this page ends the file"),
+		"content":     mcpkit.Str("the page's text"),
 	}, "path", "head", "version", "revision", "size", "offset", "length", "next_offset", "eof", "content"),
-	Annotations: mcptools.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 }
 
 type fileReadArgs struct {
@@ -72,11 +72,11 @@ func (s *Server) fileRead(ctx context.Context, raw json.RawMessage) (*Repository
 	}
 	switch {
 	case off < 0:
-		return nil, nil, fmt.Errorf("%w: offset %d is negative", mcptools.ErrBadArguments, off)
+		return nil, nil, fmt.Errorf("%w: offset %d is negative", mcpkit.ErrBadArguments, off)
 	case max < MinPageBytes || max > MaxPageBytes:
-		return nil, nil, fmt.Errorf("%w: max_bytes is %d; it must be between %d and %d", mcptools.ErrBadArguments, max, MinPageBytes, MaxPageBytes)
+		return nil, nil, fmt.Errorf("%w: max_bytes is %d; it must be between %d and %d", mcpkit.ErrBadArguments, max, MinPageBytes, MaxPageBytes)
 	case off > 0 && a.Revision == "":
-		return nil, nil, fmt.Errorf("%w: offset %d needs revision: pass the revision the first page (offset 0) returned", mcptools.ErrBadArguments, off)
+		return nil, nil, fmt.Errorf("%w: offset %d needs revision: pass the revision the first page (offset 0) returned", mcpkit.ErrBadArguments, off)
 	}
 	b, st, err := s.eng.ReadVersionFile(ctx, s.ws.ID, a.Path, MaxFileBytes)
 	if err != nil {
@@ -88,9 +88,9 @@ func (s *Server) fileRead(ctx context.Context, raw json.RawMessage) (*Repository
 	case off > 0 && a.Revision != st.SHA256:
 		return nil, nil, fmt.Errorf("%w: %s changed since revision %s (now %s at version %s); restart at offset 0", engine.ErrConflict, st.Path, a.Revision, st.SHA256, st.Head.Short())
 	case off > size:
-		return nil, nil, fmt.Errorf("%w: offset %d is past the end of %s (%d bytes)", mcptools.ErrBadArguments, off, st.Path, size)
+		return nil, nil, fmt.Errorf("%w: offset %d is past the end of %s (%d bytes)", mcpkit.ErrBadArguments, off, st.Path, size)
 	case off < size && !utf8.RuneStart(b[off]):
-		return nil, nil, fmt.Errorf("%w: offset %d is inside a UTF-8 character of %s; continue at a next_offset", mcptools.ErrBadArguments, off, st.Path)
+		return nil, nil, fmt.Errorf("%w: offset %d is inside a UTF-8 character of %s; continue at a next_offset", mcpkit.ErrBadArguments, off, st.Path)
 	}
 	build := func(n int) any {
 		end := min(off+int64(n), int64(len(b)))
