@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestCheckBadInput(t *testing.T) {
 		}, ExitRefused, []string{"stages/vendored is a submodule (a gitlink, mode 160000)"}},
 		{"unreadable folder", func(t *testing.T, repo string) []string {
 			if os.Geteuid() == 0 {
-				t.Skip("root reads every folder: permissions cannot make one unreadable")
+				t.Skip("root reads every folder: TestCheckUnreadableFolderAsUser runs this case as an unprivileged user")
 			}
 			p := filepath.Join(repo, "stages", "01-research", "references")
 			if err := os.Chmod(p, 0); err != nil {
@@ -161,4 +162,59 @@ func snapshot(t *testing.T, roots ...string) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestCheckUnreadableFolderAsUser is the unreadable-folder case of
+// TestCheckBadInput for a root test run (CI's): root reads every folder,
+// so the real tv binary checks the repository as the unprivileged user
+// nobody (through setpriv), who owns it and cannot read one folder.
+func TestCheckUnreadableFolderAsUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: TestCheckBadInput's unreadable-folder case runs as this user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) is not installed: cannot run tv as an unprivileged user")
+	}
+	const nobody = "65534"
+	base, err := os.MkdirTemp("", "tv-unreadable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(base, "repo")
+	if err := os.CopyFS(repo, starter.FS()); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, repo, "init", "-q")
+	gitRun(t, repo, "add", "-A")
+	gitRun(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "starter")
+	if out, err := exec.Command("chown", "-R", nobody+":"+nobody, base).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v\n%s", err, out)
+	}
+	unreadable := filepath.Join(repo, "stages", "01-research", "references")
+	if err := os.Chmod(unreadable, 0); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, base)
+	cmd := exec.Command(setpriv, "--reuid", nobody, "--regid", nobody, "--clear-groups", "--", tvBin(t), "check", repo)
+	cmd.Env = []string{"HOME=" + base, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitRefused {
+		t.Fatalf("tv check as nobody: %v, want exit %d; stderr:\n%s", err, ExitRefused, stderr.String())
+	}
+	for _, w := range []string{"references", "permission denied"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	if after := snapshot(t, base); after != before {
+		t.Fatalf("tv check wrote something:\n%s\n---\n%s", before, after)
+	}
 }

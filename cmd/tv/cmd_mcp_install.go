@@ -52,7 +52,7 @@ func pinFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "workspace", Usage: "scope the serve entry to this workspace (with --stage); checked now"},
 		&cli.StringFlag{Name: "stage", Usage: "scope the serve entry to this direct stage folder (with --workspace); checked now"},
-		&cli.StringFlag{Name: "vault", Usage: "the vault the entry opens (path or URL), written as its TV_VAULT (default: the host's default vault)"},
+		&cli.StringFlag{Name: "vault", Usage: "the vault the entry opens (path or URL), written as its TV_VAULT (default: $TV_VAULT when set, else the default vault)"},
 		&cli.StringFlag{Name: "root", Usage: "launch directory of a --server local entry (needed for hosts that start servers in /, like claude-desktop)"},
 	}
 }
@@ -69,7 +69,7 @@ func (a *app) mcpInstallCommand() *cli.Command {
 			"and the arguments `mcp serve` (optionally scoped with --workspace and --stage, which must name a workspace and stage you can see: exit 6 otherwise) " +
 			"or `mcp local` (with --root DIR); with --vault, the environment TV_VAULT=VAULT; never a credential. " +
 			"Without --target it edits the hosts present on this machine (a config file or directory, or the host's command on PATH) and says which it skipped; " +
-			"a host named with --target is edited even when absent. claude-desktop starts servers in /, so a --server local entry for it needs --root. " +
+			"a host named with --target is edited even when absent. claude-desktop starts servers in /, so a --server local entry for it gets a root: --root DIR, else the current directory (refused in / and the home directory). " +
 			"Every other key and server in the file stays byte for byte. The report says per host whether the file was created, the entry added, updated (--force) or unchanged; " +
 			"a different entry of the same name is replaced only with --force. Hosts and files: claude-code ~/.claude.json, claude-desktop " +
 			"claude_desktop_config.json (Linux $XDG_CONFIG_HOME/Claude, macOS ~/Library/Application Support/Claude, Windows %APPDATA%\\Claude), " +
@@ -122,11 +122,14 @@ type entrySpec struct {
 	args   []string
 	env    map[string]string
 	root   string // --root, absolute ("" for none)
-	ws     string
-	stage  string
+	// vaultFromEnv: no --vault was given and TV_VAULT comes from the
+	// caller's environment (a host does not have it: the entry pins it).
+	vaultFromEnv bool
+	ws           string
+	stage        string
 }
 
-func parseEntrySpec(cmd *cli.Command) (entrySpec, error) {
+func parseEntrySpec(cmd *cli.Command, callerVault string) (entrySpec, error) {
 	s := entrySpec{server: cmd.String("server")}
 	ws, stage := cmd.String("workspace"), cmd.String("stage")
 	for flag, v := range map[string]string{"--workspace": ws, "--stage": stage, "--vault": cmd.String("vault"), "--root": cmd.String("root")} {
@@ -174,7 +177,11 @@ func parseEntrySpec(cmd *cli.Command) (entrySpec, error) {
 	default:
 		return s, usagef("--server %q: use serve or local", s.server)
 	}
-	if v := cmd.String("vault"); v != "" {
+	v := cmd.String("vault")
+	if v == "" && callerVault != "" {
+		v, s.vaultFromEnv = callerVault, true
+	}
+	if v != "" {
 		if !strings.Contains(v, "://") && !filepath.IsAbs(v) {
 			abs, err := filepath.Abs(v)
 			if err != nil {
@@ -192,6 +199,24 @@ func parseEntrySpec(cmd *cli.Command) (entrySpec, error) {
 
 // envVault is the environment variable naming the vault a server opens.
 const envVault = "TV_VAULT"
+
+// withCurrentRoot is local entry e with the current directory as its
+// --root, for host h, which starts servers outside any project: an entry
+// without a root would serve the host's launch directory whole. The
+// filesystem root and the home directory are refused (name one with
+// --root).
+func (a *app) withCurrentRoot(e hostconfig.Entry, h hostconfig.Host) (hostconfig.Entry, string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return e, "", err
+	}
+	wd = filepath.Clean(wd)
+	if isFilesystemRoot(wd) || (a.io.Getenv("HOME") != "" && wd == filepath.Clean(a.io.Getenv("HOME"))) {
+		return e, "", usagef("%s starts servers in %s, and the current directory %s is not a project: pass --root DIR, the directory the agent works in", h, hostconfig.LaunchDir(h), wd)
+	}
+	e.Args = append(slices.Clone(e.Args), "--root", wd)
+	return e, wd, nil
+}
 
 // isFilesystemRoot reports whether p is "/" (or a Windows volume root).
 func isFilesystemRoot(p string) bool {
@@ -390,7 +415,10 @@ type hostResult struct {
 	// Change: created (the file was made), added (to an existing file),
 	// updated, unchanged, removed, absent, skipped (host not present) or
 	// failed.
-	Change string    `json:"change"`
+	Change string `json:"change"`
+	// Root is the --root written for a host that starts servers outside
+	// any project (the current directory, as no --root was given).
+	Root   string    `json:"root,omitempty"`
 	Reason string    `json:"reason,omitempty"`
 	Error  *errorDoc `json:"error,omitempty"`
 	err    error
@@ -435,6 +463,9 @@ func (a *app) reportRegistration(r registration) error {
 			if h.Reason != "" {
 				what = h.Reason
 			}
+			if h.Root != "" {
+				what += fmt.Sprintf(" (--root %s: the current directory; %s starts servers in %s)", h.Root, h.Host, hostconfig.LaunchDir(h.Host))
+			}
 			fmt.Fprintf(w, "%-15s %-9s %s\n", h.Host, h.Change, what)
 		}
 		for _, h := range r.Hosts {
@@ -460,9 +491,12 @@ func (a *app) runMCPInstall(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	spec, err := parseEntrySpec(cmd)
+	spec, err := parseEntrySpec(cmd, a.io.Getenv(envVault))
 	if err != nil {
 		return err
+	}
+	if spec.vaultFromEnv && !a.json {
+		fmt.Fprintf(a.io.Stderr, "tv: the entry pins TV_VAULT=%s from your environment (a host does not have it); pass --vault to name another vault\n", spec.env[envVault])
 	}
 	exe, err := a.tvExecutable()
 	if err != nil {
@@ -491,14 +525,15 @@ func (a *app) runMCPInstall(ctx context.Context, cmd *cli.Command) error {
 				continue
 			}
 		}
+		he := e
 		if spec.server == serverLocal && spec.root == "" && !hostconfig.StartsInProject(h) {
-			hr.Path, _ = hostconfig.ConfigPath(h, env)
-			hr.err = usagef("%s starts servers in %s, which `tv mcp local` would serve whole: pass --root DIR, the directory the agent works in", h, hostconfig.LaunchDir(h))
-		} else {
-			hr.Path, _ = hostconfig.ConfigPath(h, env)
+			he, hr.Root, hr.err = a.withCurrentRoot(e, h)
+		}
+		hr.Path, _ = hostconfig.ConfigPath(h, env)
+		if hr.err == nil {
 			_, statErr := os.Stat(hr.Path)
 			var ch hostconfig.Change
-			hr.Path, ch, hr.err = hostconfig.Install(h, env, e, cmd.Bool("force"))
+			hr.Path, ch, hr.err = hostconfig.Install(h, env, he, cmd.Bool("force"))
 			hr.Change = string(ch)
 			if ch == hostconfig.Created && statErr == nil {
 				hr.Change = "added" // to a file that was there
@@ -613,9 +648,12 @@ func (a *app) runMCPConfig(ctx context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 0, ""); err != nil {
 		return err
 	}
-	spec, err := parseEntrySpec(cmd)
+	spec, err := parseEntrySpec(cmd, a.io.Getenv(envVault))
 	if err != nil {
 		return err
+	}
+	if spec.vaultFromEnv && !a.json {
+		fmt.Fprintf(a.io.Stderr, "tv: the entry pins TV_VAULT=%s from your environment (a host does not have it); pass --vault to name another vault\n", spec.env[envVault])
 	}
 	exe, err := a.tvExecutable()
 	if err != nil {

@@ -33,6 +33,9 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
 		return err
 	}
+	if err := checkStdio(cmd); err != nil {
+		return err
+	}
 	root := cmd.String("root")
 	if root == "" {
 		wd, err := os.Getwd()
@@ -61,6 +64,14 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 // transport, so it changes nothing.
 func stdioFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "stdio", Usage: "serve over stdio (the only transport; accepted because hosts pass it)"}
+}
+
+// checkStdio refuses --stdio=false: stdio is the only transport.
+func checkStdio(cmd *cli.Command) error {
+	if cmd.IsSet("stdio") && !cmd.Bool("stdio") {
+		return usagef("--stdio=false: stdio is the only transport tv's MCP servers have")
+	}
+	return nil
 }
 
 // mcpServerVersion is the module version of the running binary, reported

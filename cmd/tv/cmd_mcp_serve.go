@@ -35,6 +35,9 @@ func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 0, "no positional arguments"); err != nil {
 		return err
 	}
+	if err := checkStdio(cmd); err != nil {
+		return err
+	}
 	ws, stage := cmd.String("workspace"), cmd.String("stage")
 	if (ws == "") != (stage == "") {
 		return usagef("--workspace and --stage are an all-or-nothing pair: give both to serve a stage's tools, or neither for discovery")

@@ -324,7 +324,7 @@ func jsonStyleProblems(path string, v any) []string {
 	case map[string]any:
 		for k, e := range x {
 			p := path + "." + k
-			if !snakeKey.MatchString(k) {
+			if !snakeKey.MatchString(k) && !strings.HasSuffix(path, ".env") { // env's keys are variable names
 				out = append(out, p+": key is not snake_case")
 			}
 			switch k {
@@ -357,6 +357,7 @@ func TestJSONStyleRules(t *testing.T) {
 		want string
 	}{
 		{`{"files":[{"Path":"a"}]}`, "not snake_case"},
+		{`{"env":{"TV_VAULT":""}}`, `.env.TV_VAULT: ""`},
 		{`{"mode":33188}`, "octal"},
 		{`{"updated_at":"2026-01-02T03:04:05.123456789Z"}`, "UTC time to the second"},
 		{`{"updated_at":"2026-01-02T03:04:05+01:00"}`, "UTC time to the second"},
