@@ -372,8 +372,17 @@ func (e *vsEnv) setPolicy(user, stage string, tools ...string) {
 // bypassing tv's ICM validation (as any git client could).
 func (e *vsEnv) forcePolicy(wsID, stage, content string) {
 	e.t.Helper()
-	ref := "refs/tv/workspaces/" + wsID
-	idx := filepath.Join(e.base, "force.index")
+	e.plantEntry(wsID, "100644", stage+"/CONTEXT.md", content)
+}
+
+// plantEntry commits, with stock git plumbing and as mallory, an entry of
+// the given mode at path to the head of workspace ws: for 100644 and
+// 120000 (symlink) a blob of content, for 160000 (gitlink) content is the
+// commit id.
+func (e *vsEnv) plantEntry(ws, mode, path, content string) {
+	e.t.Helper()
+	ref := "refs/tv/workspaces/" + ws
+	idx := filepath.Join(e.base, "plant.index")
 	defer os.Remove(idx)
 	run := func(stdin string, args ...string) string {
 		cmd := exec.Command("git", append([]string{"--git-dir=" + e.vault}, args...)...)
@@ -388,11 +397,12 @@ func (e *vsEnv) forcePolicy(wsID, stage, content string) {
 	}
 	old := run("", "rev-parse", ref)
 	run("", "read-tree", ref)
-	blob := run(content, "hash-object", "-w", "--stdin")
-	run("", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+stage+"/CONTEXT.md")
-	tree := run("", "write-tree")
-	msg := run("", "log", "-1", "--format=%B", old)
-	commit := run(msg, "commit-tree", tree, "-p", old)
+	id := content
+	if mode != "160000" {
+		id = run(content, "hash-object", "-w", "--stdin")
+	}
+	run("", "update-index", "--add", "--cacheinfo", mode+","+id+","+path)
+	commit := run(run("", "log", "-1", "--format=%B", old), "commit-tree", run("", "write-tree"), "-p", old)
 	run("", "update-ref", ref, commit, old)
 }
 
