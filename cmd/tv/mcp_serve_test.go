@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/icm"
+	"github.com/thalix/tv/internal/testclock"
 	"github.com/thalix/tv/mcptools/vaultmcp"
 )
 
@@ -162,7 +163,7 @@ func (e *vsEnv) serve(user, version string, args ...string) *vsClient {
 // does) with the clock given, so a test moves the scope cache past
 // ScopeTTL instead of sleeping through it, and connects an SDK client over
 // pipes. The tests above cover the real process.
-func (e *vsEnv) serveAt(clock *testClock, user, version string, args ...string) *vsClient {
+func (e *vsEnv) serveAt(clock *testclock.Clock, user, version string, args ...string) *vsClient {
 	e.t.Helper()
 	env := map[string]string{}
 	for _, kv := range e.env(user) {
@@ -199,29 +200,6 @@ func (e *vsEnv) serveAt(clock *testClock, user, version string, args ...string) 
 		}
 	})
 	return c
-}
-
-// testClock is a clock only the test moves, safe to read from the
-// server's goroutines.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock { return &testClock{now: time.Now()} }
-
-// Now returns the clock's time.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
 }
 
 func (c *vsClient) names(t *testing.T) []string {
@@ -583,7 +561,7 @@ func TestMCPServeContractChange(t *testing.T) {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := newVSEnv(t)
 			ws := e.setup()
-			clock := newTestClock()
+			clock := testclock.New()
 			c := e.serveAt(clock, "alice", version, "--workspace", "demo", "--stage", "stages/01-research")
 			if got := c.names(t); len(got) != 5 {
 				t.Fatalf("visible %v", got)
@@ -616,7 +594,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 	e := newVSEnv(t)
 	ws := e.setup()
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	clock := newTestClock()
+	clock := testclock.New()
 	c := e.serveAt(clock, "bob", "", "--workspace", ws, "--stage", "stages/01-research")
 	if got := c.names(t); !slices.Contains(got, "vault_workspace_commit") {
 		t.Fatalf("bob with write: %v", got)
@@ -686,7 +664,7 @@ func TestMCPServePartialAccess(t *testing.T) {
 		return nil
 	})
 
-	clock := newTestClock()
+	clock := testclock.New()
 	s := e.serveAt(clock, "bob", "", "--workspace", "demo", "--stage", "01-research")
 	if got := s.names(t); len(got) != 4 {
 		t.Fatalf("bob with read: %v", got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/icm"
+	"github.com/thalix/tv/internal/testclock"
 )
 
 // session connects an SDK client to s, so notifications have somewhere
@@ -169,7 +170,7 @@ func TestScopeTTL(t *testing.T) {
 	f := newFixture(t)
 	f.grant("bob", engine.RankWrite, "demo:"+stage1)
 	s := f.server(bob, stage1)
-	clock := newTestClock()
+	clock := testclock.New()
 	s.cfg.Now = clock.Now
 	if got := listNames(t, s); len(got) != 5 { // resolved at now (TTL 0)
 		t.Fatalf("visible %v", got)

@@ -103,7 +103,9 @@ func TestWireVaultScoped(t *testing.T) {
 }
 
 // waitIdleRecheck waits until the server's idle re-check (watchScope) has
-// resolved the scope again and found rank.
+// resolved the scope again and found rank, then until the SDK has dropped
+// the list_changed it debounces (10 ms) for the sessions initialized by
+// then, none: it must not reach the session initialized next.
 func waitIdleRecheck(t *testing.T, s *Server, rank engine.Rank) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -112,6 +114,7 @@ func waitIdleRecheck(t *testing.T, s *Server, rank engine.Rank) {
 		st := s.state
 		s.mu.Unlock()
 		if st != nil && st.Rank == rank {
+			time.Sleep(sdkNotificationSettle)
 			return
 		}
 		if time.Now().After(deadline) {
@@ -120,3 +123,7 @@ func waitIdleRecheck(t *testing.T, s *Server, rank engine.Rank) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// sdkNotificationSettle is well past the go-sdk's list_changed debounce
+// (notificationDelay, 10 ms), on a loaded machine.
+const sdkNotificationSettle = 250 * time.Millisecond
