@@ -3,6 +3,8 @@ package mcptools
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // fastSeeds are arguments for FuzzFastArgsAgree and TestFastArgs: each
@@ -45,13 +47,13 @@ var fastSeeds = []struct {
 // (so the library is skipped for them) and leaves everything else to the
 // library.
 func TestFastArgs(t *testing.T) {
-	v, err := NewValidator(Tools())
+	v, err := mcpkit.NewValidator(Tools())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range fastSeeds {
 		t.Run(c.tool+" "+c.args, func(t *testing.T) {
-			if got := v.fast[c.tool].accepts(json.RawMessage(c.args)); got != c.fast {
+			if got := v.FastAccepts(c.tool, json.RawMessage(c.args)); got != c.fast {
 				t.Errorf("fast pass accepts = %v, want %v", got, c.fast)
 			}
 			if err := libraryValidate(v, c.tool, c.args); c.fast && err != nil {
@@ -62,16 +64,13 @@ func TestFastArgs(t *testing.T) {
 }
 
 // libraryValidate validates with the schema library alone.
-func libraryValidate(v *Validator, tool, args string) error {
-	saved := v.fast[tool]
-	v.fast[tool] = nil
-	defer func() { v.fast[tool] = saved }()
-	return v.Validate(tool, json.RawMessage(args))
+func libraryValidate(v *mcpkit.Validator, tool, args string) error {
+	return v.ValidateSchema(tool, json.RawMessage(args))
 }
 
 // FuzzFastArgsAgree: whatever the first pass accepts, the library accepts.
 func FuzzFastArgsAgree(f *testing.F) {
-	v, err := NewValidator(Tools())
+	v, err := mcpkit.NewValidator(Tools())
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func FuzzFastArgsAgree(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, tool uint8, args string) {
 		name := tools[int(tool)%len(tools)].Name
-		if !json.Valid([]byte(args)) || !v.fast[name].accepts(json.RawMessage(args)) {
+		if !json.Valid([]byte(args)) || !v.FastAccepts(name, json.RawMessage(args)) {
 			return
 		}
 		if err := libraryValidate(v, name, args); err != nil {

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/mcptools"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mcptools/mcpkit"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 	"github.com/thalix/tv/mounts"
 	"github.com/urfave/cli/v3"
 )
@@ -72,6 +72,6 @@ func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	mcptools.TuneGC(a.io.Getenv)
+	mcpkit.TuneGC(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }

@@ -18,7 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/icm"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/internal/testclock"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 )
 
 // The end-to-end tests of `tv mcp serve` drive the built tv binary (tvBin)
@@ -168,7 +169,7 @@ func connectVS(t *testing.T, cmd *exec.Cmd, version string) *vsClient {
 // does) with the clock given, so a test moves the scope cache past
 // ScopeTTL instead of sleeping through it, and connects an SDK client over
 // pipes. The tests above cover the real process.
-func (e *vsEnv) serveAt(clock *testClock, user, version string, args ...string) *vsClient {
+func (e *vsEnv) serveAt(clock *testclock.Clock, user, version string, args ...string) *vsClient {
 	e.t.Helper()
 	env := map[string]string{}
 	for _, kv := range e.env(user) {
@@ -205,29 +206,6 @@ func (e *vsEnv) serveAt(clock *testClock, user, version string, args ...string) 
 		}
 	})
 	return c
-}
-
-// testClock is a clock only the test moves, safe to read from the
-// server's goroutines.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock { return &testClock{now: time.Now()} }
-
-// Now returns the clock's time.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
 }
 
 func (c *vsClient) names(t *testing.T) []string {
@@ -378,8 +356,17 @@ func (e *vsEnv) setPolicy(user, stage string, tools ...string) {
 // bypassing tv's ICM validation (as any git client could).
 func (e *vsEnv) forcePolicy(wsID, stage, content string) {
 	e.t.Helper()
-	ref := "refs/tv/workspaces/" + wsID
-	idx := filepath.Join(e.base, "force.index")
+	e.plantEntry(wsID, "100644", stage+"/CONTEXT.md", content)
+}
+
+// plantEntry commits, with stock git plumbing and as mallory, an entry of
+// the given mode at path to the head of workspace ws: for 100644 and
+// 120000 (symlink) a blob of content, for 160000 (gitlink) content is the
+// commit id.
+func (e *vsEnv) plantEntry(ws, mode, path, content string) {
+	e.t.Helper()
+	ref := "refs/tv/workspaces/" + ws
+	idx := filepath.Join(e.base, "plant.index")
 	defer os.Remove(idx)
 	run := func(stdin string, args ...string) string {
 		cmd := exec.Command("git", append([]string{"--git-dir=" + e.vault}, args...)...)
@@ -394,11 +381,12 @@ func (e *vsEnv) forcePolicy(wsID, stage, content string) {
 	}
 	old := run("", "rev-parse", ref)
 	run("", "read-tree", ref)
-	blob := run(content, "hash-object", "-w", "--stdin")
-	run("", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+stage+"/CONTEXT.md")
-	tree := run("", "write-tree")
-	msg := run("", "log", "-1", "--format=%B", old)
-	commit := run(msg, "commit-tree", tree, "-p", old)
+	id := content
+	if mode != "160000" {
+		id = run(content, "hash-object", "-w", "--stdin")
+	}
+	run("", "update-index", "--add", "--cacheinfo", mode+","+id+","+path)
+	commit := run(run("", "log", "-1", "--format=%B", old), "commit-tree", run("", "write-tree"), "-p", old)
 	run("", "update-ref", ref, commit, old)
 }
 
@@ -579,7 +567,7 @@ func TestMCPServeContractChange(t *testing.T) {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := newVSEnv(t)
 			ws := e.setup()
-			clock := newTestClock()
+			clock := testclock.New()
 			c := e.serveAt(clock, "alice", version, "--workspace", "demo", "--stage", "stages/01-research")
 			if got := c.names(t); len(got) != 5 {
 				t.Fatalf("visible %v", got)
@@ -612,7 +600,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 	e := newVSEnv(t)
 	ws := e.setup()
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	clock := newTestClock()
+	clock := testclock.New()
 	c := e.serveAt(clock, "bob", "", "--workspace", ws, "--stage", "stages/01-research")
 	if got := c.names(t); !slices.Contains(got, "vault_workspace_commit") {
 		t.Fatalf("bob with write: %v", got)
@@ -682,7 +670,7 @@ func TestMCPServePartialAccess(t *testing.T) {
 		return nil
 	})
 
-	clock := newTestClock()
+	clock := testclock.New()
 	s := e.serveAt(clock, "bob", "", "--workspace", "demo", "--stage", "01-research")
 	if got := s.names(t); len(got) != 4 {
 		t.Fatalf("bob with read: %v", got)

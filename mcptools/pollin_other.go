@@ -1,8 +1,0 @@
-//go:build !unix
-
-package mcptools
-
-import "io"
-
-// pollableInput returns in as it is (see pollin_unix.go).
-func pollableInput(in io.Reader) (io.Reader, func()) { return in, func() {} }
