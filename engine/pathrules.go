@@ -7,12 +7,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/thalix/tv/gitname"
+	"github.com/thalix/tv/mounts"
 )
 
 // Names tv keeps for itself inside a checkout. They are never imported,
 // committed or listed in a change plan.
 const (
-	ManifestName = ".thalix-workspace.json"
+	// ManifestName is the checkout's manifest. Its one source is
+	// mounts.ManifestName (mounts is a leaf engine imports: the registry
+	// of mounted checkouts finds them by it).
+	ManifestName = mounts.ManifestName
 	// ManifestLogName holds, one JSON line each, the changes of the
 	// commits made since the manifest was last written whole (see
 	// ReadManifest).

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/thalix/tv/atomicfile"
 )
 
 // base is what a checkout was written as: the manifest's identity and,
@@ -659,38 +661,15 @@ func replaceUnsynced(path string, data []byte, mode os.FileMode) error {
 	return replaceFile(path, data, mode, false)
 }
 
-// replaceFile writes data to a new file beside path and renames it over
-// path, so readers see the old or the new file, never a mix. With
-// syncData the new file's data is on disk before the rename, so after a
-// power loss path holds the old or the new content, complete; the rename
-// itself is not made durable (no fsync of the folder). Without it, the old
-// file is removed first (see replaceUnsynced).
+// replaceFile replaces path with data (atomicfile). With syncData the
+// new file's data is on disk before the rename, so after a power loss
+// path holds the old or the new content, complete; the rename itself is
+// not made durable (no fsync of the folder). Without it, the old file is
+// removed first (see replaceUnsynced).
 func replaceFile(path string, data []byte, mode os.FileMode, syncData bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
+	sync := atomicfile.SyncNone
+	if syncData {
+		sync = atomicfile.SyncData
 	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil && syncData {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && !syncData {
-		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			err = rerr
-		}
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return atomicfile.WriteFile(path, data, atomicfile.Options{Mode: mode, Sync: sync})
 }
