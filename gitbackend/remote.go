@@ -1,6 +1,7 @@
 package gitbackend
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -405,17 +406,38 @@ func (r *Remote) ListRefs(ctx context.Context, prefix string) ([]engine.Ref, err
 
 // ensure fetches the objects of the given refs the cache lacks and records
 // the refs in the cache (so later fetches offer them as haves).
+//
+// The grants (engine.AccessRef) are fetched at depth 1: tv reads only
+// their head, and their history grows by a version per grant (a vault of
+// a thousand workspaces holds a thousand versions of grants.json). When
+// other refs are fetched too, the two fetches run at once.
 func (r *Remote) ensure(ctx context.Context, refs map[string]engine.Hash) error {
-	var wants []engine.Hash
-	for _, h := range refs {
-		if !r.cache.objectExists(h) {
+	var wants, heads []engine.Hash
+	for name, h := range refs {
+		switch {
+		case r.cache.objectExists(h):
+		case name == engine.AccessRef || name == VaultIDRef:
+			heads = append(heads, h)
+		default:
 			wants = append(wants, h)
 		}
 	}
+	var headsErr error
+	var wg sync.WaitGroup
+	if len(heads) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			headsErr = r.fetch(ctx, heads, 1)
+		}()
+	}
+	var err error
 	if len(wants) > 0 {
-		if err := r.fetch(ctx, wants); err != nil {
-			return err
-		}
+		err = r.fetch(ctx, wants, 0)
+	}
+	wg.Wait()
+	if err = cmp.Or(err, headsErr); err != nil {
+		return err
 	}
 	r.mirror(ctx, refs)
 	return nil
@@ -486,7 +508,7 @@ func (r *Remote) writeMirrored() {
 // fetch downloads the objects reachable from wants that the cache lacks:
 // one upload-pack request with the cache's refs as haves, its pack stored
 // with its index in the cache.
-func (r *Remote) fetch(ctx context.Context, wants []engine.Hash) error {
+func (r *Remote) fetch(ctx context.Context, wants []engine.Hash, depth int) error {
 	// The listing's capabilities serve every later fetch: over http a
 	// fresh session then costs one POST (no second GET of info/refs); over
 	// ssh and file the session reads the advertisement on its connection.
@@ -517,6 +539,10 @@ func (r *Remote) fetch(ctx context.Context, wants []engine.Hash) error {
 		req.Capabilities.Delete(c)
 	}
 	req.Capabilities.Set(capability.NoProgress)
+	if depth > 0 && caps.Supports(capability.Shallow) {
+		req.Capabilities.Set(capability.Shallow)
+		req.Depth = packp.DepthCommits(depth)
+	}
 	for _, w := range wants {
 		req.Wants = append(req.Wants, plumbing.Hash(w))
 	}

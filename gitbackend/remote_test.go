@@ -277,10 +277,10 @@ func TestRemoteFetchesOnlyWhatIsRead(t *testing.T) {
 }
 
 // TestRemoteFirstCheckoutRequests: opening a vault with a fresh cache and
-// a workspace to read ahead costs the server two requests, as `git clone`
-// does (the listing, then one fetch bringing the identity, the grants and
-// that workspace); reading the workspace then asks the server nothing, and
-// the other workspace's objects were not fetched.
+// a workspace to read ahead costs the server the listing, then, at once,
+// one fetch of the identity and the grants' head (not their history) and
+// one of that workspace; reading the workspace then asks the server
+// nothing, and the other workspace's objects were not fetched.
 func TestRemoteFirstCheckoutRequests(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -288,7 +288,8 @@ func TestRemoteFirstCheckoutRequests(t *testing.T) {
 	a := f.mustOpen(t)
 	ca := writeFileCommit(t, a, engine.ZeroHash, "a.md", "workspace a\n")
 	cb := writeFileCommit(t, a, engine.ZeroHash, "b.md", "workspace b\n")
-	grants := writeFileCommit(t, a, engine.ZeroHash, "grants.json", "{}\n")
+	oldGrants := writeFileCommit(t, a, engine.ZeroHash, "grants.json", "{}\n")
+	grants := writeFileCommit(t, a, oldGrants, "grants.json", "{\"grants\":[]}\n")
 	if err := a.UpdateRefs(ctx, engine.RefUpdate{Name: "refs/tv/workspaces/ws_a", New: ca}, engine.RefUpdate{Name: "refs/tv/workspaces/ws_b", New: cb},
 		engine.RefUpdate{Name: engine.AccessRef, New: grants}); err != nil {
 		t.Fatal(err)
@@ -316,10 +317,13 @@ func TestRemoteFirstCheckoutRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := f.srv.Requests.Load() - before; n != 2 {
-		t.Fatalf("open and read one workspace: %d requests to the server, want 2 (listing + one fetch)", n)
+	if n := f.srv.Requests.Load() - before; n != 3 {
+		t.Fatalf("open and read one workspace: %d requests to the server, want 3 (listing + two fetches)", n)
 	}
 	if b.cache.objectExists(cb) {
 		t.Fatal("the other workspace's head was fetched too")
+	}
+	if b.cache.objectExists(oldGrants) {
+		t.Fatal("the grants' history was fetched, not only their head")
 	}
 }

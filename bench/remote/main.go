@@ -168,7 +168,7 @@ func run() error {
 	}
 	renv := []string{"TV_VAULT=" + e.url}
 
-	var tvList, gitList, tvCo, gitCo, tvCommit, gitCommit []time.Duration
+	var tvList, gitList, tvCo, gitCo, localCo, tvCommit, gitCommit []time.Duration
 	e.must(renv, e.tv, "workspace", "list") // warm the cache once
 	for r := range *reps {
 		if measure("list") {
@@ -181,6 +181,11 @@ func run() error {
 		cache := []string{"TV_VAULT=" + e.url, fmt.Sprintf("XDG_CACHE_HOME=%s/cache-%d", work, r)}
 		tvCo = append(tvCo, timed(func() {
 			e.must(cache, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/tvco-%d", work, r))
+		}))
+		// The same checkout from the local vault: what tv's file writing
+		// alone costs here, beside what the remote adds.
+		localCo = append(localCo, timed(func() {
+			e.must(lenv, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/localco-%d", work, r))
 		}))
 		gitCo = append(gitCo, timed(func() {
 			e.must(nil, "git", "clone", "-q", "--depth", "1", "--single-branch", "--branch", bigID, e.peerURL, fmt.Sprintf("%s/gitco-%d", work, r))
@@ -226,6 +231,9 @@ func run() error {
 	row("commit one file", "git commit -a + git push", tvCommit, gitCommit, 1.0)
 	row("first checkout (by id)", "git clone --depth 1 --single-branch", tvCo, gitCo, 1.0)
 	row("tv workspace list", "git ls-remote", tvList, gitList, 1.5)
+	if len(localCo) > 0 {
+		fmt.Printf("| (info) checkout from the local vault vs the same clone | %v | %v | %.2f× | |\n", median(localCo).Round(time.Millisecond), median(gitCo).Round(time.Millisecond), float64(median(localCo))/float64(median(gitCo)))
+	}
 	if landed >= 0 {
 		fmt.Printf("| %d concurrent committers, %d workspaces | %d/%d landed | | | 100%% |\n", *committers, *committers, landed, *committers)
 	}
