@@ -1,23 +1,15 @@
 package gitbackend
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
-	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/thalix/tv/engine"
 )
 
 // Pack consolidation. Every batch adds one pack, so a vault in daily use
@@ -28,10 +20,11 @@ import (
 // `git repack --geometric=2` (mergeable), so the vault's large packs are
 // left alone:
 //
-//   - entries are copied raw (header and zlib stream, no inflating), in the
-//     order of their offsets; each is checked against its old index's
-//     CRC-32 and each old pack against its SHA-1 trailer, so a corrupt pack
-//     is never spread (the consolidation stops and leaves everything);
+//   - every old pack is read once and checked (each entry against its
+//     index's CRC-32, the pack against its SHA-1 trailer), so a corrupt
+//     pack is never spread (the consolidation stops and leaves
+//     everything); similar objects become deltas of each other and the
+//     old packs' deltas are kept (packmerge.go);
 //   - an object in several packs is written once;
 //   - the new pack and its index are written, fsynced and renamed into
 //     place like a batch's (packWriter.finish), then the directory is
@@ -52,9 +45,8 @@ import (
 // stale lock may simply be removed.
 //
 // Left alone: packs of ConsolidateMaxBytes or more, packs git keeps extra
-// files for (.keep, .promisor, .mtimes, .bitmap, .rev), packs with delta
-// entries (an OFS_DELTA's offset would break when copied; git's own
-// packs), and every pack while a multi-pack-index exists.
+// files for (.keep, .promisor, .mtimes, .bitmap, .rev), and every pack
+// while a multi-pack-index exists.
 
 // consolidateLockName is the lock file in objects/pack, created O_EXCL.
 const consolidateLockName = "tv-consolidate.lock"
@@ -62,9 +54,19 @@ const consolidateLockName = "tv-consolidate.lock"
 // packOnDisk is a complete pack in objects/pack.
 type packOnDisk struct {
 	name  string // "pack-<hex>"
-	size  int64  // of the .pack
+	size  int64  // objects in it (idxObjects): what geometric merging weighs
+	bytes int64  // of the .pack
 	extra bool   // git keeps another file for it (.keep, .bitmap, …)
 }
+
+// idxObjects estimates how many objects a pack's index of idxBytes
+// lists: 28 bytes an object after the fixed 1,072 (packs over 2 GiB add
+// 8 bytes per large offset, which only makes them weigh more). Like
+// `git repack --geometric`, geometric merging weighs object counts, not
+// bytes: a batch's pack of whole objects is large for its few objects
+// next to a merged pack of deltas, and weighing bytes would merge the
+// large pack again and again.
+func idxObjects(idxBytes int64) int64 { return max(0, idxBytes-(8+256*4+40)) / 28 }
 
 // listPacks returns the complete packs of dir (.pack and .idx present)
 // and whether a multi-pack-index is there.
@@ -95,7 +97,11 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 		if err != nil {
 			continue // removed since the listing
 		}
-		p := packOnDisk{name: name, size: fi.Size()}
+		ii, err := os.Stat(filepath.Join(dir, name+".idx"))
+		if err != nil {
+			continue // removed since the listing
+		}
+		p := packOnDisk{name: name, size: idxObjects(ii.Size()), bytes: fi.Size()}
 		for _, ext := range []string{".keep", ".promisor", ".mtimes", ".bitmap", ".rev"} {
 			p.extra = p.extra || files[name+ext]
 		}
@@ -111,20 +117,22 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 // `git repack --geometric=2` does (geometricSplit), so the large packs of
 // a vault's history are not copied again by every consolidation: a
 // consolidation's cost follows the packs written since the last ones, not
-// the vault.
-func (v *Vault) mergeable(dir string) ([]string, error) {
+// the vault. A batch's pack not installed yet (batch, may be nil) counts
+// as one more pack, named batchPackName.
+func (v *Vault) mergeable(dir string, batch *pendingPack) ([]string, error) {
 	packs, midx, err := listPacks(dir)
+	if batch != nil {
+		packs = append(packs, packOnDisk{name: batchPackName, size: int64(batch.objects), bytes: batch.size})
+	}
 	if err != nil || midx || len(packs) <= v.packLimit {
 		return nil, err
 	}
 	var cands []packOnDisk
-	v.packs.mu.RLock()
 	for _, p := range packs {
-		if p.size < v.packMaxBytes && !p.extra && !v.packs.noMerge[p.name] {
+		if p.bytes < v.packMaxBytes && !p.extra {
 			cands = append(cands, p)
 		}
 	}
-	v.packs.mu.RUnlock()
 	slices.SortFunc(cands, func(a, b packOnDisk) int { return cmp.Or(cmp.Compare(a.size, b.size), cmp.Compare(a.name, b.name)) })
 	split := geometricSplit(cands)
 	if split < 2 {
@@ -177,44 +185,54 @@ func geometricSplit(packs []packOnDisk) int {
 	return split
 }
 
+// batchPackName stands for a batch's pending pack among the names of
+// packs to merge.
+const batchPackName = ""
+
 // consolidate merges the small packs into one when the vault holds more
-// than v.packLimit packs (see the top of this file). It returns how many
-// packs were merged; 0 with a nil error when there was nothing to do or
-// another consolidation holds the lock. Callers treat it as best effort.
-func (v *Vault) consolidate() (int, error) {
+// than v.packLimit packs (see the top of this file). When batch is not nil
+// it is a batch's complete pack not installed yet: if the merge picks it,
+// its objects go into the merged pack, which saves writing, fsyncing and
+// installing it on its own (folded reports that; the caller then only
+// removes its temporary file); if not, nothing is done and the caller
+// installs it and calls consolidate(nil). It returns how many packs were
+// merged; 0 with a nil error when there was nothing to do or another
+// consolidation holds the lock. Callers treat it as best effort.
+func (v *Vault) consolidate(batch *pendingPack) (n int, folded bool, err error) {
 	if v.mem != nil {
-		return 0, nil
+		return 0, false, nil
 	}
 	// The pack set loaded in memory is recent (NewObjectWriter refreshes
 	// it): a batch below the limit costs no syscall here.
-	v.packs.mu.RLock()
-	loaded := len(v.packs.packs)
-	v.packs.mu.RUnlock()
-	if loaded <= v.packLimit {
-		return 0, nil
+	loaded := v.loadedPacks()
+	if batch != nil {
+		loaded++
 	}
-	dir := filepath.Join(v.path, "objects", "pack")
-	if names, err := v.mergeable(dir); err != nil || names == nil {
-		return 0, err
+	if loaded <= v.packLimit {
+		return 0, false, nil
+	}
+	dir := v.packDir()
+	if names, err := v.mergeable(dir, batch); err != nil || !worthMerging(names, batch) {
+		return 0, false, err
 	}
 	unlock, ok := lockConsolidation(dir, v.lockStale)
 	if !ok {
-		return 0, nil
+		return 0, false, nil
 	}
 	defer unlock()
 	// List again under the lock: another process may just have merged.
-	names, err := v.mergeable(dir)
-	if err != nil || names == nil {
-		return 0, err
+	names, err := v.mergeable(dir, batch)
+	if err != nil || !worthMerging(names, batch) {
+		return 0, false, err
 	}
-	name, merged, err := v.mergePacks(dir, names)
-	if err != nil || len(merged) == 0 {
-		return 0, err
+	name, err := v.mergePacks(dir, names, batch)
+	if err != nil {
+		return 0, false, err
 	}
 	// The new pack is durable and in place: the merged ones can go. A pack
 	// that came out byte for byte like the new one has its name: it stays.
-	for _, m := range merged {
-		if m == name {
+	for _, m := range names {
+		if m == name || m == batchPackName {
 			continue
 		}
 		os.Remove(filepath.Join(dir, m+".idx")) // first: no reader loads it any more
@@ -224,9 +242,22 @@ func (v *Vault) consolidate() (int, error) {
 	// duplicate pack, which the next consolidation merges away.
 	// Drop the deleted packs from this process's lookups.
 	if _, err := v.refreshPacks(); err != nil {
-		return len(merged), err
+		return len(names), batch != nil, err
 	}
-	return len(merged), nil
+	return len(names), batch != nil, nil
+}
+
+// loadedPacks is how many packs this process has loaded.
+func (v *Vault) loadedPacks() int {
+	v.packs.mu.RLock()
+	defer v.packs.mu.RUnlock()
+	return len(v.packs.packs)
+}
+
+// worthMerging reports whether a consolidation merges names: some, and
+// the batch's pack among them when there is one.
+func worthMerging(names []string, batch *pendingPack) bool {
+	return len(names) > 0 && (batch == nil || slices.Contains(names, batchPackName))
 }
 
 // lockConsolidation takes the consolidation lock in dir. It reports false
@@ -257,165 +288,4 @@ func lockConsolidation(dir string, stale time.Duration) (unlock func(), ok bool)
 		os.Remove(path)
 	}
 	return nil, false
-}
-
-// mergePacks copies the entries of the packs names into one new pack and
-// installs it. It returns the new pack's name and the packs whose every
-// object is in it; a pack with delta entries is skipped. On error nothing
-// was installed.
-func (v *Vault) mergePacks(dir string, names []string) (string, []string, error) {
-	w := &packWriter{v: v, seen: map[engine.Hash]bool{}}
-	defer w.removeTemp() // nothing once finish renamed it
-	if err := w.start(); err != nil {
-		return "", nil, fmt.Errorf("consolidate: %w", err)
-	}
-	var merged []string
-	br := bufio.NewReaderSize(nil, packBufferBytes)
-	for _, name := range names {
-		ok, err := w.copyPack(dir, name, br)
-		if err != nil {
-			return "", nil, fmt.Errorf("consolidate %s: %w", name, err)
-		}
-		if ok {
-			merged = append(merged, name)
-		} else {
-			v.packs.mu.Lock()
-			if v.packs.noMerge == nil {
-				v.packs.noMerge = map[string]bool{}
-			}
-			v.packs.noMerge[name] = true
-			v.packs.mu.Unlock()
-		}
-	}
-	if len(merged) < 2 {
-		return "", nil, nil // nothing worth a new pack
-	}
-	name, err := w.finish()
-	if err != nil {
-		return "", nil, fmt.Errorf("consolidate: %w", err)
-	}
-	return name, merged, nil
-}
-
-// copyPack appends the entries of pack name to the pack being written,
-// skipping objects it already has. It reads the old pack once from start
-// to end, checking every entry's CRC-32 against the old index and the
-// whole pack against its trailer; any mismatch is an error. It reports
-// false, with the new pack as it was before, for a pack with delta
-// entries. br is a reusable read buffer.
-func (w *packWriter) copyPack(dir, name string, br *bufio.Reader) (bool, error) {
-	idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
-	if err != nil {
-		return false, err
-	}
-	f, err := os.Open(filepath.Join(dir, name+".pack"))
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	n := len(idx.names) / 20
-	order := make([]int, n) // index positions in pack order
-	offs := make([]int64, n)
-	for i := range n {
-		order[i] = i
-		o := binary.BigEndian.Uint32(idx.off32[4*i:])
-		if o&0x80000000 == 0 {
-			offs[i] = int64(o)
-		} else {
-			offs[i] = int64(binary.BigEndian.Uint64(idx.off64[8*int(o&0x7fffffff):]))
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(offs[a], offs[b]) })
-
-	sum := sha1.New() // of everything before the trailer
-	br.Reset(f)
-	defer br.Reset(nil)
-	var hdr [12]byte
-	if _, err := io.ReadFull(br, hdr[:]); err != nil {
-		return false, fmt.Errorf("read pack header: %w", err)
-	}
-	sum.Write(hdr[:])
-	if !bytes.Equal(hdr[:4], []byte("PACK")) || binary.BigEndian.Uint32(hdr[4:]) != 2 && binary.BigEndian.Uint32(hdr[4:]) != 3 {
-		return false, errors.New("not a version 2 pack")
-	}
-	if int(binary.BigEndian.Uint32(hdr[8:])) != n {
-		return false, fmt.Errorf("pack holds %d objects, its index %d", binary.BigEndian.Uint32(hdr[8:]), n)
-	}
-	end := fi.Size() - 20
-	from := w.pos // where this pack's entries start in the new one
-	var added []packEntry
-	mine := map[engine.Hash]bool{} // the objects added from this pack
-	bufp := writerBufs.Get().(*[]byte)
-	defer writerBufs.Put(bufp)
-	buf := *bufp
-	pos := int64(len(hdr))
-	for k, i := range order {
-		next := end
-		if k+1 < n {
-			next = offs[order[k+1]]
-		}
-		if offs[i] != pos || next <= pos || next > end {
-			return false, fmt.Errorf("entry at %d does not follow the previous one (at %d) inside the pack", offs[i], pos)
-		}
-		first, err := br.Peek(1)
-		if err != nil {
-			return false, fmt.Errorf("read entry at %d: %w", pos, err)
-		}
-		switch first[0] >> 4 & 7 {
-		case typeCommit, typeTree, typeBlob, 4: // 4: a tag
-		case 6, 7: // OFS_DELTA, REF_DELTA: not copyable, leave the pack
-			if err := w.truncate(from); err != nil {
-				return false, err
-			}
-			return false, nil
-		default:
-			return false, fmt.Errorf("entry at %d has an invalid type", pos)
-		}
-		var id engine.Hash
-		copy(id[:], idx.names[20*i:])
-		keep := !w.seen[id] && !mine[id]
-		start := w.pos
-		crc := uint32(0)
-		for left := next - pos; left > 0; {
-			chunk := buf[:min(int64(len(buf)), left)]
-			if _, err := io.ReadFull(br, chunk); err != nil {
-				return false, fmt.Errorf("read entry at %d: %w", pos, err)
-			}
-			crc = crc32.Update(crc, crc32.IEEETable, chunk)
-			sum.Write(chunk)
-			if keep {
-				if _, err := w.Write(chunk); err != nil {
-					return false, fmt.Errorf("write pack: %w", err)
-				}
-			}
-			left -= int64(len(chunk))
-		}
-		if want := binary.BigEndian.Uint32(idx.crcs[4*i:]); crc != want {
-			return false, fmt.Errorf("entry %s at %d: CRC-32 %08x, index says %08x", id, pos, crc, want)
-		}
-		if keep {
-			mine[id] = true
-			added = append(added, packEntry{id: id, offset: start, crc: crc})
-		}
-		pos = next
-	}
-	if pos != end {
-		return false, errors.New("pack has bytes after its last entry")
-	}
-	var trailer [20]byte
-	if _, err := io.ReadFull(br, trailer[:]); err != nil {
-		return false, fmt.Errorf("read pack trailer: %w", err)
-	}
-	if !bytes.Equal(sum.Sum(nil), trailer[:]) || trailer != idx.sum {
-		return false, errors.New("pack checksum does not match its content or its index")
-	}
-	for id := range mine {
-		w.seen[id] = true
-	}
-	w.entries = append(w.entries, added...)
-	return true, nil
 }

@@ -17,17 +17,31 @@
 // else holds: a held or stale lock is reported as engine.ErrRefLocked.
 //
 // New objects are written by an ObjectWriter as one packfile plus its
-// version 2 index per batch, never as loose objects. Objects are read
-// through go-git's packfile and index decoders; packs added by other
-// processes become visible on the next lookup that misses.
+// version 2 index per batch, never as loose objects, each object whole
+// (zlib at its fastest level): a commit stays cheap. Objects are read
+// straight from the packs (packread.go); delta entries are resolved in
+// memory, at most MaxDeltaChain deep, with a cache of resolved bases
+// (delta.go); go-git's packfile reader is only the fallback for deltas of
+// objects over StreamThreshold. Packs added by other processes become
+// visible on the next lookup that misses.
 //
 // When a batch's pack makes objects/pack hold more than AutoPackLimit
-// packs, the batch merges the packs under ConsolidateMaxBytes into one
-// (entries copied raw, checked against their CRC-32 and pack checksum),
-// under an O_EXCL lock file, and deletes them only once the new pack is
-// durable in place: an object is never lost, a crash at worst leaves a
-// duplicate. This is best effort and never fails the batch.
-//
+// packs, the batch merges packs under ConsolidateMaxBytes into one, chosen
+// like `git repack --geometric=2` so the large packs stay, under an O_EXCL
+// lock file; a batch the merge picks goes straight into the merged pack
+// (one pack written and fsynced instead of two). The merge is where
+// deltas are made, as in `git gc` (packmerge.go): every old pack is read
+// once and checked against its CRC-32s and checksum; similar objects
+// (same type, same name in their trees, sizes close) become OFS_DELTA
+// entries of each other, a window of DeltaWindow, chains at most
+// DeltaDepth deep, using go-git's DiffDelta; the old packs' deltas are
+// copied with their base offsets rewritten. Old packs are deleted only
+// once the new pack is durable in place: an object is never lost, a crash
+// at worst leaves a duplicate. This is best effort and never fails the
+// batch. On bench/history's 1,000 one-file commits the vault is about the
+// size of the same history in git after `git gc` (the README's History
+// paragraph has the measured ratio).
+
 // # Remote vaults
 //
 // A Remote (OpenRemote) is a vault on a git server reached through

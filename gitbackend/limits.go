@@ -41,6 +41,31 @@ const (
 	// ConsolidateMaxBytes and takes seconds at most.
 	ConsolidateLockStale = 10 * time.Minute
 
+	// DeltaDepth is the longest chain of deltas consolidation writes: an
+	// object is stored as a delta of a delta … of a whole object at most
+	// this many steps deep, git's default (pack.depth, --depth=50), so a
+	// read patches at most that many deltas.
+	DeltaDepth = 50
+
+	// DeltaWindow is how many of the objects sorted before it (same type,
+	// similar name and size) consolidation tries as the base of an
+	// object's delta, git's default (pack.window, --window=10).
+	DeltaWindow = 10
+
+	// DeltaMaxObjectBytes is the size from which consolidation stores an
+	// object whole without looking for a delta (big files rarely delta
+	// well and would hold a window's worth of memory).
+	DeltaMaxObjectBytes = 1 << 20 // 1 MiB
+
+	// MaxDeltaChain bounds how many deltas a read follows to the whole
+	// base: git's pack-objects never writes chains deeper than 4095
+	// (its --depth maximum), so a longer one is a corrupt pack.
+	MaxDeltaChain = 4095
+
+	// DeltaBaseCacheBytes is the size of the cache of resolved delta
+	// bases of one on-disk vault, like git's core.deltaBaseCacheLimit.
+	DeltaBaseCacheBytes = 16 << 20 // 16 MiB
+
 	// RemoteLockRetries is how often a push refused because a ref was
 	// locked on the server (another push holds it, e.g. both verify
 	// refs/tv/access) is sent again. Waits start at RemoteLockBackoff and

@@ -19,13 +19,14 @@ import (
 	"github.com/thalix/tv/engine"
 )
 
-// Direct pack reads. A pack tv writes holds whole objects (no deltas), so
-// reading one is a lookup in the index, one positioned read of the entry
-// header and a zlib stream from there: no go-git Packfile per read, no
-// object cache, no copy of the whole object in memory, and safe for
-// concurrent use (pread on one shared descriptor per pack). Delta entries
-// (packs git itself wrote, e.g. after `git gc` on the vault) fall back to
-// go-git's reader.
+// Direct pack reads. Reading a whole entry is a lookup in the index, one
+// positioned read of the entry header and a zlib stream from there: no
+// go-git Packfile per read, no object cache, no copy of the whole object
+// in memory, and safe for concurrent use (pread on one shared descriptor
+// per pack). Delta entries (consolidated packs, packs git wrote) are
+// resolved in memory by resolveDelta (delta.go), bounded by
+// MaxDeltaChain; only a chain with an object over StreamThreshold falls
+// back to go-git's reader.
 
 // rawIndex is a version 2 pack index held as the file's bytes.
 type rawIndex struct {
@@ -192,7 +193,7 @@ var (
 	entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 	packBufs  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 	inflaters sync.Pool                          // zlib readers (zlib.Resetter)
-	errNoFast = errors.New("entry needs go-git") // a delta: use go-git
+	errNoFast = errors.New("entry needs go-git") // a delta of a large object
 )
 
 // openPackedDirect opens object h of pack p for streaming. It returns
@@ -242,7 +243,7 @@ func (v *Vault) openPackedDirect(p *packIndex, h engine.Hash) (int, int64, io.Re
 	typ := int(c>>4) & 7
 	osize := int64(c & 0x0f)
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 60 {
+		if shift > 56 {
 			return fail(fmt.Errorf("read object %s from %s: entry size overflows", h, p.name))
 		}
 		if c, err = src.ReadByte(); err != nil {
@@ -252,8 +253,16 @@ func (v *Vault) openPackedDirect(p *packIndex, h engine.Hash) (int, int64, io.Re
 	}
 	switch typ {
 	case typeCommit, typeTree, typeBlob:
-	case 6, 7: // OFS_DELTA, REF_DELTA
-		return fail(errNoFast)
+	case typeOfsDelta, typeRefDelta:
+		r.release()
+		dtyp, data, err := v.resolveDelta(p, off)
+		if err != nil {
+			if errors.Is(err, errNoFast) {
+				return 0, 0, nil, err
+			}
+			return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+		}
+		return dtyp, int64(len(data)), io.NopCloser(bytes.NewReader(data)), nil
 	default:
 		return fail(fmt.Errorf("%w: %s has pack type %d, which tv does not read", engine.ErrObjectNotFound, h, typ))
 	}

@@ -30,10 +30,6 @@ import (
 type packSet struct {
 	mu    sync.RWMutex
 	packs []*packIndex // newest first
-
-	// noMerge names the packs consolidation found delta entries in: it
-	// leaves them, and need not read them again to know.
-	noMerge map[string]bool
 }
 
 type packIndex struct {

@@ -32,6 +32,7 @@ type Vault struct {
 	fs    billy.Filesystem
 	packs packSet
 	cache cache.Object
+	bases baseCache // resolved delta bases (delta.go)
 
 	// Consolidation tunables (consolidate.go): AutoPackLimit,
 	// ConsolidateMaxBytes and ConsolidateLockStale; tests lower them.
@@ -97,12 +98,16 @@ func Open(path string) (*Vault, error) {
 	return v, nil
 }
 
+// packDir is the vault's objects/pack directory.
+func (v *Vault) packDir() string { return filepath.Join(v.path, "objects", "pack") }
+
 // openRepo returns a Vault on the bare repository at abs, without its id.
 func openRepo(abs string) *Vault {
 	return &Vault{
 		path:  abs,
 		fs:    osfs.New(abs),
 		cache: cache.NewObjectLRU(ObjectCacheBytes),
+		bases: baseCache{max: DeltaBaseCacheBytes},
 
 		packLimit:    AutoPackLimit,
 		packMaxBytes: ConsolidateMaxBytes,

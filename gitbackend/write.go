@@ -2,6 +2,7 @@ package gitbackend
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/binary"
@@ -295,6 +296,17 @@ func (w *packWriter) Finish() error {
 		w.done = true
 		return w.removeTemp()
 	}
+	// A batch that makes the vault hold too many packs folds its objects
+	// into the consolidation's merged pack when the merge picks it: one
+	// pack written and fsynced instead of two.
+	if w.v.mem == nil && w.v.loadedPacks()+1 > w.v.packLimit {
+		if p, err := w.seal(); err == nil {
+			if _, folded, _ := w.v.consolidate(p); folded {
+				w.done = true
+				return w.removeTemp() // its objects are in the merged pack
+			}
+		}
+	}
 	if _, err := w.finish(); err != nil {
 		w.fail(err)
 		w.Abort()
@@ -303,23 +315,45 @@ func (w *packWriter) Finish() error {
 	w.done = true
 	// The batch is durable. Merging small packs is best effort: a failure
 	// loses no object (consolidate.go) and never fails the batch.
-	_, _ = w.v.consolidate()
+	_, _, _ = w.v.consolidate(nil)
 	return nil
 }
 
-// finish completes the pack and its index, installs both and returns the
-// pack's name ("pack-<hex>").
-func (w *packWriter) finish() (string, error) {
+// seal completes the pack (object count, trailer) without installing it
+// and returns it with its index in memory, for consolidate to fold into
+// its merge. finish may still install it afterwards.
+func (w *packWriter) seal() (*pendingPack, error) {
+	packSum, err := w.writeTrailer()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	sum := sha1.New()
+	if err := encodeIndex(io.MultiWriter(&b, sum), w.entries, packSum); err != nil {
+		return nil, err
+	}
+	b.Write(sum.Sum(nil))
+	idx, err := parseIndex(b.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return &pendingPack{path: w.f.Name(), size: w.pos + 20, objects: len(w.entries), idx: idx}, nil
+}
+
+// writeTrailer writes the pack's object count and its trailer (the SHA-1
+// of everything before it) and returns the trailer.
+func (w *packWriter) writeTrailer() ([20]byte, error) {
+	var packSum [20]byte
 	if len(w.entries) > 1<<32-1 {
-		return "", fmt.Errorf("%w: %d objects do not fit in one pack", engine.ErrRefused, len(w.entries))
+		return packSum, fmt.Errorf("%w: %d objects do not fit in one pack", engine.ErrRefused, len(w.entries))
 	}
 	if err := w.bw.Flush(); err != nil {
-		return "", fmt.Errorf("write pack: %w", err)
+		return packSum, fmt.Errorf("write pack: %w", err)
 	}
 	var count [4]byte
 	binary.BigEndian.PutUint32(count[:], uint32(len(w.entries)))
 	if _, err := w.f.WriteAt(count[:], 8); err != nil {
-		return "", fmt.Errorf("write pack: %w", err)
+		return packSum, fmt.Errorf("write pack: %w", err)
 	}
 	// The trailer is the SHA-1 of everything before it; the count changed
 	// the header, so hash the file once more (it is in the page cache).
@@ -328,12 +362,21 @@ func (w *packWriter) finish() (string, error) {
 	_, err := io.CopyBuffer(sum, io.NewSectionReader(w.f, 0, w.pos), *bufp)
 	writerBufs.Put(bufp)
 	if err != nil {
-		return "", fmt.Errorf("checksum pack: %w", err)
+		return packSum, fmt.Errorf("checksum pack: %w", err)
 	}
-	var packSum [20]byte
 	sum.Sum(packSum[:0])
 	if _, err := w.f.WriteAt(packSum[:], w.pos); err != nil {
-		return "", fmt.Errorf("write pack: %w", err)
+		return packSum, fmt.Errorf("write pack: %w", err)
+	}
+	return packSum, nil
+}
+
+// finish completes the pack and its index, installs both and returns the
+// pack's name ("pack-<hex>").
+func (w *packWriter) finish() (string, error) {
+	packSum, err := w.writeTrailer()
+	if err != nil {
+		return "", err
 	}
 	if err := w.f.Chmod(0o444); err != nil { // read-only, like git's packs
 		return "", fmt.Errorf("write pack: %w", err)
