@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/klauspost/compress/zlib"
@@ -43,21 +44,31 @@ type rawIndex struct {
 
 	offsOnce sync.Once
 	offs     []int64 // every entry's offset, ascending: an entry ends where the next begins
+	scans    atomic.Int32
 }
+
+// scanEntryEnds is how many entryEnd calls scan the offsets instead of
+// sorting them: a process that reads a few objects of a large pack (a
+// server hook) never pays for the sort.
+const scanEntryEnds = 64
 
 // entryEnd returns where the entry at off ends: the next entry's offset,
 // or the pack's trailer.
 func (x *rawIndex) entryEnd(off, packSize int64) int64 {
+	if x.scans.Add(1) <= scanEntryEnds {
+		end := packSize - 20
+		for i := range len(x.off32) / 4 {
+			if o := x.offset(i); o > off && o < end {
+				end = o
+			}
+		}
+		return end
+	}
 	x.offsOnce.Do(func() {
 		n := len(x.off32) / 4
 		x.offs = make([]int64, n)
 		for i := range n {
-			o := binary.BigEndian.Uint32(x.off32[4*i:])
-			if o&0x80000000 == 0 {
-				x.offs[i] = int64(o)
-			} else {
-				x.offs[i] = int64(binary.BigEndian.Uint64(x.off64[8*int(o&0x7fffffff):]))
-			}
+			x.offs[i] = x.offset(i)
 		}
 		slices.Sort(x.offs)
 	})
@@ -66,6 +77,15 @@ func (x *rawIndex) entryEnd(off, packSize int64) int64 {
 		return x.offs[i]
 	}
 	return packSize - 20
+}
+
+// offset returns the pack offset of the i-th entry in name order.
+func (x *rawIndex) offset(i int) int64 {
+	o := binary.BigEndian.Uint32(x.off32[4*i:])
+	if o&0x80000000 == 0 {
+		return int64(o)
+	}
+	return int64(binary.BigEndian.Uint64(x.off64[8*int(o&0x7fffffff):]))
 }
 
 var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
@@ -114,11 +134,7 @@ func (x *rawIndex) find(h engine.Hash) (int64, bool) {
 		mid := int(uint(lo+hi) >> 1)
 		switch c := bytes.Compare(x.names[20*mid:20*mid+20], h[:]); {
 		case c == 0:
-			o := binary.BigEndian.Uint32(x.off32[4*mid:])
-			if o&0x80000000 == 0 {
-				return int64(o), true
-			}
-			return int64(binary.BigEndian.Uint64(x.off64[8*int(o&0x7fffffff):])), true
+			return x.offset(mid), true
 		case c < 0:
 			lo = mid + 1
 		default:

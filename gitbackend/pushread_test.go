@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,5 +190,50 @@ func initRepoAt(t *testing.T, dir string, bare bool) {
 	cmd.Env = gitEnv(homeDir(t))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git init %s: %v\n%s", dir, err, out)
+	}
+}
+
+// TestEntryEndScanAndSort: entryEnd answers its first scanEntryEnds calls
+// by scanning the offsets and later ones from the sorted list; both give
+// every entry's end in a pack git wrote.
+func TestEntryEndScanAndSort(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "r.git")
+	initRepoAt(t, repo, true)
+	var listing strings.Builder
+	for i := range 3 * scanEntryEnds {
+		listing.WriteString("100644 blob " + git(t, repo, strings.Repeat("line\n", i+1), "hash-object", "-w", "--stdin") + "\tf" + strings.Repeat("x", i) + "\n")
+	}
+	git(t, repo, "", "update-ref", "refs/heads/main", git(t, repo, "", "commit-tree", git(t, repo, listing.String(), "mktree"), "-m", "m"))
+	git(t, repo, "", "repack", "-a", "-d", "-q")
+	idxs, _ := filepath.Glob(filepath.Join(repo, "objects", "pack", "pack-*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("packs: %v", idxs)
+	}
+	name := strings.TrimSuffix(filepath.Base(idxs[0]), ".idx")
+	x, err := loadPackIndex(idxs[0], name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(repo, "objects", "pack", name+".pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(x.off32) / 4
+	offs := make([]int64, n)
+	for i := range n {
+		offs[i] = x.offset(i)
+	}
+	slices.Sort(offs)
+	for i, off := range offs {
+		want := fi.Size() - 20
+		if i+1 < n {
+			want = offs[i+1]
+		}
+		if got := x.entryEnd(off, fi.Size()); got != want {
+			t.Fatalf("call %d: entry at %d ends at %d, want %d", i+1, off, got, want)
+		}
+	}
+	if n <= scanEntryEnds || x.offs == nil {
+		t.Fatalf("%d entries: the sorted path was not taken", n)
 	}
 }

@@ -287,56 +287,90 @@ func (v *Vault) openLoose(h engine.Hash) (int, int64, io.ReadCloser, error) {
 	return openLooseFile(v.loosePath(h), h)
 }
 
-// openLooseFile streams loose object h from the file at path.
+// openLooseFile streams loose object h from the file at path. A file of
+// at most inlineEntryBytes is read whole and inflated from memory by a
+// pooled inflater, so reading a few small objects (a hook judging a push)
+// allocates little beyond them; a larger one streams.
 func openLooseFile(path string, h engine.Hash) (int, int64, io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 32<<10))
-	if err != nil {
-		f.Close()
-		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: %w", h, err)
+	l := &looseReader{f: f}
+	fail := func(err error) (int, int64, io.ReadCloser, error) {
+		l.Close()
+		return 0, 0, nil, err
 	}
-	br := bufio.NewReaderSize(zr, 32<<10)
+	corrupt := func(why any) (int, int64, io.ReadCloser, error) {
+		return fail(fmt.Errorf("loose object %s is corrupt: %v", h, why))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	var src interface {
+		io.Reader
+		io.ByteReader
+	}
+	if fi.Size() <= inlineEntryBytes {
+		b := make([]byte, fi.Size())
+		if _, err := io.ReadFull(f, b); err != nil {
+			return fail(fmt.Errorf("read loose object %s: %w", h, err))
+		}
+		f.Close()
+		l.f = nil
+		src = bytes.NewReader(b)
+	} else {
+		src = bufio.NewReaderSize(f, 32<<10)
+	}
+	if z, ok := inflaters.Get().(io.ReadCloser); ok {
+		l.zr = z
+		if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+			return corrupt(err)
+		}
+	} else if l.zr, err = zlib.NewReader(src); err != nil {
+		return corrupt(err)
+	}
+	br := bufio.NewReaderSize(l.zr, 64) // the header; longer reads pass through
 	hdr, err := br.ReadString(0)
 	if err != nil || len(hdr) > 32 {
-		zr.Close()
-		f.Close()
-		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: bad header", h)
+		return corrupt("bad header")
 	}
 	tname, sizeStr, _ := strings.Cut(strings.TrimSuffix(hdr, "\x00"), " ")
 	size, err := strconv.ParseInt(sizeStr, 10, 64)
 	if err != nil || size < 0 {
-		zr.Close()
-		f.Close()
-		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: bad size", h)
+		return corrupt("bad size")
 	}
 	t, err := plumbing.ParseObjectType(tname)
 	if err != nil {
-		zr.Close()
-		f.Close()
-		return 0, 0, nil, fmt.Errorf("loose object %s is corrupt: %w", h, err)
+		return corrupt(err)
 	}
 	typ, err := fromPlumbingType(t, h)
 	if err != nil {
-		zr.Close()
-		f.Close()
-		return 0, 0, nil, err
+		return fail(err)
 	}
-	return typ, size, &looseReader{r: io.LimitReader(br, size), zr: zr, f: f}, nil
+	l.r = io.LimitReader(br, size)
+	return typ, size, l, nil
 }
 
 type looseReader struct {
 	r  io.Reader
-	zr io.Closer
-	f  *os.File
+	zr io.ReadCloser // pooled (inflaters) once closed
+	f  *os.File      // nil when the file was read whole
 }
 
 func (l *looseReader) Read(p []byte) (int, error) { return l.r.Read(p) }
 func (l *looseReader) Close() error {
-	l.zr.Close()
-	return l.f.Close()
+	if l.zr != nil {
+		inflaters.Put(l.zr)
+		l.zr = nil
+	}
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
 }
 
 // readWhole reads object h of type want into memory (commits and trees).

@@ -18,6 +18,7 @@ var (
 	// ErrUsage: a malformed option (an identity variable name that is no
 	// environment variable name).
 	ErrUsage = errors.New("usage")
-	// ErrGit: running git failed (git missing, or a repository git cannot read).
+	// ErrGit: reading the repository failed (git missing or failing, or a
+	// repository or quarantine that cannot be read).
 	ErrGit = errors.New("git failed")
 )

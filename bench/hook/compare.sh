@@ -20,6 +20,7 @@
 # tv binary), KEEP=1 keeps the work directory.
 set -euo pipefail
 
+load_before=$(uptime | sed 's/.*load average: //')
 REPS=${REPS:-15}
 FILES=${FILES:-10000}
 ADDED_MS_TARGET=50
@@ -130,6 +131,9 @@ for ((i = 0; i < REPS; i++)); do
 	read -r wall cpu < <(cd "$srv/hooked.git" && timed sh -c "exec '$tv' hook pre-receive --user-env TV_PUSHER <'$WORK/step'")
 	samples[alone]+="$wall "
 	samples[alone.cpu]+="$cpu "
+	read -r wall cpu < <(timed "$tv" --version)
+	samples[version]+="$wall "
+	samples[version.cpu]+="$cpu "
 	read -r wall cpu < <(timed true)
 	samples[true]+="$wall "
 done
@@ -156,7 +160,9 @@ for transport in local daemon; do
 		row local "CPU of push + receive-pack + hook, median" "${samples[local.plain.cpu]}" "${samples[local.hooked.cpu]}" 0
 	fi
 done
-awk -v a="$(median <<<"${samples[alone]}")" -v c="$(median <<<"${samples[alone.cpu]}")" -v z="$(median <<<"${samples[true]}")" 'BEGIN {
-	printf "\n`tv hook pre-receive` alone on that one-file step: %d ms wall, %d ms CPU (starting `true` the same way: %d ms wall)\n", a, c, z
+awk -v a="$(median <<<"${samples[alone]}")" -v c="$(median <<<"${samples[alone.cpu]}")" \
+	-v va="$(median <<<"${samples[version]}")" -v vc="$(median <<<"${samples[version.cpu]}")" -v z="$(median <<<"${samples[true]}")" 'BEGIN {
+	printf "\n`tv hook pre-receive` alone on that one-file step: %d ms wall, %d ms CPU; starting tv at all (`tv --version`): %d ms wall, %d ms CPU; starting `true`: %d ms wall\n", a, c, va, vc, z
 }'
+echo "load: $load_before (start); $(uptime | sed 's/.*load average: //') (end)"
 exit $fail
