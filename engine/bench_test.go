@@ -197,3 +197,17 @@ func BenchmarkCommitOneFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckDir times `tv check`'s validation of a tree on disk, every
+// Markdown file read (BENCH_TREE=dir checks that folder instead).
+func BenchmarkCheckDir(b *testing.B) {
+	ctx := context.Background()
+	tree := benchTree(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := engine.CheckDir(ctx, tree, engine.CheckOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

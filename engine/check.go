@@ -69,7 +69,9 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	}
 	defer disk.close()
 	// The tree a commit (or git) stores: empty folders are not in it.
-	findings, err := validateStoredListing(disk.FS(), disk.listing)
+	findings, err := validateStoredListingAhead(disk.FS(), disk.listing, func(kept []icm.Entry) icm.FactCache {
+		return disk.readFactsAhead(kept)
+	})
 	if err != nil {
 		return nil, readRefusal(dir, err)
 	}

@@ -91,6 +91,9 @@ func (e *Engine) commitCheckout(ctx context.Context, workspaceID, folder, dir, r
 		if err := rollForward(dir); err != nil {
 			return nil, err
 		}
+		if err := e.settlePendingPush(ctx, dir); err != nil {
+			return nil, err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -169,18 +172,13 @@ func (e *Engine) commitPlan(ctx context.Context, p *Plan, workspaceID string, si
 			res.Version = version
 			res.Added, res.Modified, res.Deleted = countChanges(p, changes)
 		}
-		// After a commit on top of a moved head, the checkout holds its
-		// own files at the new version but, in general, not the other
-		// files of it: it keeps its baseline (walk-test then reports it
-		// behind) and records its own files at their new versions. Only
-		// when it already held every file of that head does the new
-		// version become its baseline.
-		recorded := version
-		if head != p.Baseline && (p.Behind == nil || p.Behind.Head != head || len(p.Behind.Files) > 0) {
-			recorded, res.Behind = p.Baseline, true
-		}
+		recorded := p.recordedAs(head, version)
+		res.Behind = recorded != version
 		if err := p.rebase(recorded); err != nil {
 			return nil, fmt.Errorf("version %s was committed, but the manifest of %s could not be updated (check out again): %w", version.Short(), dir, err)
+		}
+		if err := clearPendingPush(dir); err != nil {
+			return nil, err
 		}
 		return res, nil
 	}
@@ -245,6 +243,15 @@ func (e *Engine) commitOnce(ctx context.Context, p *Plan, sig Signature, reason 
 		return ZeroHash, nil, err
 	}
 	if err := w.Finish(); err != nil {
+		return ZeroHash, nil, err
+	}
+	// Recorded before the ref moves: a push whose answer is lost is then
+	// recognised by the next command (settlePendingPush).
+	entry, err := p.logEntry(p.recordedAs(head, id))
+	if err != nil {
+		return ZeroHash, nil, err
+	}
+	if err := e.writePendingPush(p, WorkspaceRefPrefix+p.WorkspaceID, head, id, entry); err != nil {
 		return ZeroHash, nil, err
 	}
 	if err := e.vault.UpdateRefs(ctx,
@@ -357,17 +364,7 @@ func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 // outgrow a quarter of the manifest (MinManifestLogBytes at least), it
 // writes the manifest and cache whole instead and removes the log.
 func (p *Plan) rebase(version Hash) error {
-	entry := manifestLogEntry{Baseline: version}
-	for _, l := range [][]PlanFile{p.Added, p.Modified} {
-		for _, pf := range l {
-			f := p.changed[pf.Path]
-			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeText(f.mode)})
-		}
-	}
-	for _, pf := range p.Deleted {
-		entry.Deleted = append(entry.Deleted, pf.Path)
-	}
-	line, err := json.Marshal(entry)
+	line, err := p.logEntry(version)
 	if err != nil {
 		return err
 	}
@@ -389,7 +386,7 @@ func (p *Plan) rebase(version Hash) error {
 		return err
 	}
 	p.rebased = true
-	t := &tailRecord{baseline: version, log: log, deleted: entry.Deleted, dirs: p.disk.fresh}
+	t := &tailRecord{baseline: version, log: log, deleted: p.deletedPaths(), dirs: p.disk.fresh}
 	for _, f := range p.disk.files {
 		if !f.clean { // hashed now: changed, or unchanged but stamped anew
 			t.set = append(t.set, entryOf(f))
@@ -401,6 +398,41 @@ func (p *Plan) rebase(version Hash) error {
 		_ = writeStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
 	}
 	return nil
+}
+
+// logEntry is the manifest log line that records version as the
+// checkout's baseline with every file the plan changed at its new version.
+func (p *Plan) logEntry(version Hash) ([]byte, error) {
+	entry := manifestLogEntry{Baseline: version, Deleted: p.deletedPaths()}
+	for _, l := range [][]PlanFile{p.Added, p.Modified} {
+		for _, pf := range l {
+			f := p.changed[pf.Path]
+			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeText(f.mode)})
+		}
+	}
+	return json.Marshal(entry)
+}
+
+func (p *Plan) deletedPaths() []string {
+	var out []string
+	for _, pf := range p.Deleted {
+		out = append(out, pf.Path)
+	}
+	return out
+}
+
+// recordedAs returns the baseline the checkout records after committing
+// version on top of head. After a commit on top of a moved head, the
+// checkout holds its own files at the new version but, in general, not
+// the other files of it: it keeps its baseline (walk-test then reports it
+// behind) and records its own files at their new versions. Only when it
+// already held every file of that head does the new version become its
+// baseline.
+func (p *Plan) recordedAs(head, version Hash) Hash {
+	if head != p.Baseline && (p.Behind == nil || p.Behind.Head != head || len(p.Behind.Files) > 0) {
+		return p.Baseline
+	}
+	return version
 }
 
 // logFull reports whether appending a line of n bytes would grow the

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"bufio"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"unsafe"
+
+	"github.com/thalix/tv/atomicfile"
 )
 
 // internStrings moves the base's paths and folder-listing names into one
@@ -59,30 +59,5 @@ func (b *base) internStrings() {
 // small buffer, and always synced before the rename: a writer of a large
 // file (the manifest of 100k files is 23 MiB) need not hold it whole.
 func replaceFileWith(path string, mode os.FileMode, fill func(w io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	bw := bufio.NewWriterSize(tmp, 64<<10)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return atomicfile.WriteFunc(path, atomicfile.Options{Mode: mode, Sync: atomicfile.SyncData}, fill)
 }

@@ -56,6 +56,10 @@ const (
 	// MaxCommitRetries bounds how often a commit re-applies itself on top
 	// of a head that moved without touching its paths.
 	MaxCommitRetries = 8
+	// MaxPendingPushDepth bounds how many first parents of a workspace's
+	// head are searched for the version of an interrupted commit
+	// (PendingPushName) before it is taken as not landed.
+	MaxPendingPushDepth = 1_000
 	// MaxBehindVersions bounds how many versions walk-test counts back
 	// from the head to a checkout's baseline.
 	MaxBehindVersions = 10_000

@@ -42,19 +42,27 @@ func pathRuleFindings(added, all []string, files int, total int64) []icm.Finding
 	add := func(path, msg string) {
 		out = append(out, icm.Finding{Rule: RulePathRules, Severity: icm.SeverityError, Path: path, Message: msg})
 	}
+	// Paths come grouped by folder: the folders a path shares with the
+	// last accepted one are not checked again.
+	good := ""
 	for _, path := range added {
-		if err := CheckPath(path); err != nil {
+		if err := checkPathFrom(path, sharedFolders(good, path)); err != nil {
 			add(path, ruleText(err))
+			continue
 		}
+		good = path
 	}
 	if len(added) > 0 {
 		paths := slices.Clone(all)
 		slices.Sort(paths)
-		fold := foldSet{}
+		fold := make(foldSet, len(paths)+len(paths)/4)
+		good = ""
 		for _, path := range paths {
-			if err := fold.add(path); err != nil {
+			if err := fold.addFrom(path, sharedFolders(good, path)); err != nil {
 				add(path, ruleText(err))
+				continue
 			}
+			good = path
 		}
 	}
 	if n := files; n > MaxImportFiles {

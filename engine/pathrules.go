@@ -7,12 +7,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/thalix/tv/gitname"
+	"github.com/thalix/tv/mounts"
 )
 
 // Names tv keeps for itself inside a checkout. They are never imported,
 // committed or listed in a change plan.
 const (
-	ManifestName = ".thalix-workspace.json"
+	// ManifestName is the checkout's manifest. Its one source is
+	// mounts.ManifestName (mounts is a leaf engine imports: the registry
+	// of mounted checkouts finds them by it).
+	ManifestName = mounts.ManifestName
 	// ManifestLogName holds, one JSON line each, the changes of the
 	// commits made since the manifest was last written whole (see
 	// ReadManifest).
@@ -33,7 +37,16 @@ func isReserved(p string) bool {
 // name CheckName accepts (its folders also as folder names). It is the one
 // path rule of every entry point: import, commit, the server hook. Errors
 // wrap ErrRefused and name the path and the rule.
-func CheckPath(p string) error {
+func CheckPath(p string) error { return checkPathFrom(p, 0) }
+
+// checkPathFrom is CheckPath for a path whose first from bytes, which end
+// with a '/', are the folders of a path CheckPath accepted: those folders
+// are not checked again (a tree's paths share their folders). Whole-path
+// rules are still applied first, so the error is CheckPath's.
+func checkPathFrom(p string, from int) error {
+	if from >= len(p) || from > 0 && p[from-1] != '/' {
+		from = 0
+	}
 	refuse := func(rule string) error {
 		return fmt.Errorf("%w: path %q: %s", ErrRefused, p, rule)
 	}
@@ -47,7 +60,7 @@ func CheckPath(p string) error {
 	case strings.HasPrefix(p, "/") || (len(p) >= 2 && p[1] == ':'):
 		return refuse("absolute paths are not allowed")
 	}
-	for _, r := range p {
+	for _, r := range p[from:] {
 		switch {
 		case r == 0:
 			return refuse("contains a NUL byte")
@@ -60,7 +73,7 @@ func CheckPath(p string) error {
 	if n := strings.Count(p, "/") + 1; n > MaxDepth {
 		return refuse(fmt.Sprintf("deeper than %d levels", MaxDepth))
 	}
-	for rest := p; rest != ""; {
+	for rest := p[from:]; rest != ""; {
 		c, tail, folder := strings.Cut(rest, "/")
 		if why := nameProblem(c, folder); why != "" {
 			return refuse(why)
@@ -107,8 +120,15 @@ type foldSet map[string]string
 
 // add records p and every folder above it; it fails when one of them
 // folds to the same key as a different, earlier path.
-func (s foldSet) add(p string) error {
-	for i := 0; i <= len(p); i++ {
+func (s foldSet) add(p string) error { return s.addFrom(p, 0) }
+
+// addFrom is add for a path whose first from bytes, ending with a '/', are
+// the folders of a path add accepted: those are recorded already.
+func (s foldSet) addFrom(p string, from int) error {
+	if from > len(p) || from > 0 && p[from-1] != '/' {
+		from = 0
+	}
+	for i := from; i <= len(p); i++ {
 		if i < len(p) && p[i] != '/' {
 			continue
 		}
@@ -126,3 +146,16 @@ func (s foldSet) add(p string) error {
 // a path: full Unicode case folding and NFC normalisation (HFS+ ignorable
 // code points dropped). Two paths with one key collide in a checkout.
 func FoldKey(p string) string { return gitname.Key(p) }
+
+// sharedFolders is how many leading bytes p shares with prev up to and
+// including their last common '/': the folders both paths lie in.
+func sharedFolders(prev, p string) int {
+	n := min(len(prev), len(p))
+	last := 0
+	for i := 0; i < n && prev[i] == p[i]; i++ {
+		if p[i] == '/' {
+			last = i + 1
+		}
+	}
+	return last
+}

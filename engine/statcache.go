@@ -9,10 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/thalix/tv/atomicfile"
 )
 
 // base is what a checkout was written as: the manifest's identity and,
@@ -188,20 +191,38 @@ func loadStatCache(dir string) *base {
 	if err != nil || !cfi.Mode().IsRegular() || cfi.Size() > MaxStatCacheBytes {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, release, err := mapFile(path, cfi.Size())
 	if err != nil || int64(len(data)) != cfi.Size() {
 		return nil
 	}
-	b, err := decodeStatCache(data)
+	b, err := decodeMappedStatCache(data)
+	release()
 	if err != nil || b.manifestStamp != stampOf(mfi) || b.log != currentLogStamp(dir) {
 		return nil
 	}
 	b.written = cfi.ModTime().UnixNano()
 	b.cached = true
 	b.cacheFile = logStamp{Ino: inodeOf(cfi), Size: cfi.Size()}
-	b.internStrings()
 	b.buildIndex()
 	return b
+}
+
+// decodeMappedStatCache decodes a stat cache from mapped bytes (mapFile)
+// and moves its strings out of them (internStrings), so that nothing
+// points into the mapping once it is released. A file cut short while it
+// was read faults; that is an unusable cache, not a crash.
+func decodeMappedStatCache(data []byte) (b *base, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("stat cache changed while it was read: %v", r)
+		}
+	}()
+	if b, err = decodeStatCache(data); err != nil {
+		return nil, err
+	}
+	b.internStrings()
+	return b, nil
 }
 
 // currentLogStamp is the manifest log's stamp as it is now: its inode and
@@ -640,38 +661,15 @@ func replaceUnsynced(path string, data []byte, mode os.FileMode) error {
 	return replaceFile(path, data, mode, false)
 }
 
-// replaceFile writes data to a new file beside path and renames it over
-// path, so readers see the old or the new file, never a mix. With
-// syncData the new file's data is on disk before the rename, so after a
-// power loss path holds the old or the new content, complete; the rename
-// itself is not made durable (no fsync of the folder). Without it, the old
-// file is removed first (see replaceUnsynced).
+// replaceFile replaces path with data (atomicfile). With syncData the
+// new file's data is on disk before the rename, so after a power loss
+// path holds the old or the new content, complete; the rename itself is
+// not made durable (no fsync of the folder). Without it, the old file is
+// removed first (see replaceUnsynced).
 func replaceFile(path string, data []byte, mode os.FileMode, syncData bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
+	sync := atomicfile.SyncNone
+	if syncData {
+		sync = atomicfile.SyncData
 	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil && syncData {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && !syncData {
-		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			err = rerr
-		}
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return atomicfile.WriteFile(path, data, atomicfile.Options{Mode: mode, Sync: sync})
 }

@@ -61,8 +61,18 @@ func droppedFindings(dropped []string) []icm.Finding {
 // (see storedListing), reading files from fsys, and warns about the
 // folders it drops.
 func validateStoredListing(fsys fs.FS, listing []icm.Entry) ([]icm.Finding, error) {
+	return validateStoredListingAhead(fsys, listing, nil)
+}
+
+// validateStoredListingAhead is validateStoredListing with the facts of
+// the stored listing's Markdown files read ahead by ahead (nil: none).
+func validateStoredListingAhead(fsys fs.FS, listing []icm.Entry, ahead func(kept []icm.Entry) icm.FactCache) ([]icm.Finding, error) {
 	kept, dropped := storedListing(listing)
-	findings, err := icm.ValidateEntries(fsys, kept, icm.KnownTools())
+	var cache icm.FactCache
+	if ahead != nil {
+		cache = ahead(kept)
+	}
+	findings, err := icm.ValidateEntriesCached(fsys, kept, icm.KnownTools(), cache)
 	if err != nil {
 		return nil, err
 	}

@@ -108,6 +108,9 @@ func (e *Engine) Update(ctx context.Context, dir string, opts UpdateOptions) (*U
 	if err := rollForward(dir); err != nil {
 		return nil, err
 	}
+	if err := e.settlePendingPush(ctx, dir); err != nil {
+		return nil, err
+	}
 	p, err := scanPlan(ctx, dir, false)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -61,6 +62,11 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 	// An update interrupted after its journal is completed first: the
 	// plan must describe the files as the manifest does.
 	if err := recoverUpdate(dir); err != nil {
+		return nil, err
+	}
+	// A commit whose push landed unanswered is recorded first, when the
+	// vault can tell (a vault error here is the judge's to report).
+	if err := e.settlePendingPushLocked(ctx, dir); errors.Is(err, ErrRefused) {
 		return nil, err
 	}
 	p, err := planCheckout(ctx, dir, true)

@@ -31,4 +31,9 @@ var (
 	// ErrWriterDone: the ObjectWriter was finished, aborted, or failed
 	// earlier; it accepts no more objects. Matches engine.ErrUsage.
 	ErrWriterDone = fmt.Errorf("%w: object writer is done", engine.ErrUsage)
+
+	// ErrPushLayout: OpenPushReader met a repository or quarantine it does
+	// not read in-process (packs in the quarantine, alternates, reftable,
+	// another object format); read it with git instead.
+	ErrPushLayout = errors.New("repository layout read only by git")
 )

@@ -287,7 +287,12 @@ func fromPlumbingType(t plumbing.ObjectType, h engine.Hash) (int, error) {
 
 // openLoose streams a loose object (written by git, never by tv).
 func (v *Vault) openLoose(h engine.Hash) (int, int64, io.ReadCloser, error) {
-	f, err := os.Open(v.loosePath(h))
+	return openLooseFile(v.loosePath(h), h)
+}
+
+// openLooseFile streams loose object h from the file at path.
+func openLooseFile(path string, h engine.Hash) (int, int64, io.ReadCloser, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, nil, err
 	}

@@ -253,8 +253,12 @@ type refLock struct {
 	done     bool     // renamed or removed: no longer ours to clean up
 }
 
+// diskUpdateRefs applies ups as one transaction by git's lockfile
+// protocol: lock every changing ref in sorted order, check every old
+// value, write the new values into the locks, rewrite packed-refs for
+// packed deletions, then rename each lock over its ref.
 func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
-	locks := make([]*refLock, 0, len(ups))
+	var locks []*refLock
 	defer func() {
 		// On failure remove only the locks this call created.
 		for _, l := range locks {
@@ -266,9 +270,35 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 			}
 		}
 	}()
-	// 1. Lock every ref that changes, in sorted name order. A verify-only
-	// step takes no lock: see verifyUnlocked.
-	var verifies []engine.RefUpdate
+	locks, verifies, err := v.lockRefs(ups)
+	if err != nil {
+		return err
+	}
+	packedDeletes, err := v.checkLocked(locks)
+	if err != nil {
+		return err
+	}
+	if err := v.verifyUnlocked(verifies); err != nil {
+		return err
+	}
+	if err := writeLocks(locks); err != nil {
+		return err
+	}
+	// Deletions of packed refs rewrite packed-refs first, like git:
+	// until the loose file goes, readers still see the old value.
+	if len(packedDeletes) > 0 {
+		if err := v.deletePackedRefs(packedDeletes); err != nil {
+			return err
+		}
+	}
+	return v.commitLocks(locks)
+}
+
+// lockRefs locks every ref that changes, in sorted name order (step 1),
+// and returns the locks taken (also on failure, for the caller to clean
+// up) and the verify-only steps, which take no lock: see verifyUnlocked.
+func (v *Vault) lockRefs(ups []engine.RefUpdate) (locks []*refLock, verifies []engine.RefUpdate, err error) {
+	locks = make([]*refLock, 0, len(ups))
 	for _, u := range ups {
 		if u.Verify {
 			verifies = append(verifies, u)
@@ -278,30 +308,34 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		l.lockPath = l.refPath + ".lock"
 		f, err := createLockFile(l.lockPath, RefLockTimeout)
 		if err != nil {
-			return refLockError(u.Name, l.lockPath, err)
+			return locks, nil, refLockError(u.Name, l.lockPath, err)
 		}
 		l.f = f
 		locks = append(locks, l)
 	}
-	// 2. Check every old value while all locks are held. Nobody following
-	// the protocol can change a locked ref, and `git pack-refs` needs the
-	// ref's lock to drop a loose ref, so loose-else-packed is stable.
+	return locks, verifies, nil
+}
+
+// checkLocked checks every old value while all locks are held (step 2)
+// and returns the packed refs to delete. Nobody following the protocol
+// can change a locked ref, and `git pack-refs` needs the ref's lock to
+// drop a loose ref, so loose-else-packed is stable.
+func (v *Vault) checkLocked(locks []*refLock) (packedDeletes []string, err error) {
 	packed, err := v.readPackedRefs()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	inPacked := map[string]bool{}
 	for _, r := range packed {
 		inPacked[r.Name] = true
 	}
-	var packedDeletes []string
 	for _, l := range locks {
 		if isSymref(l.refPath) {
-			return fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, l.u.Name)
+			return nil, fmt.Errorf("%w: %s is a symbolic ref; tv does not update symbolic refs", engine.ErrUsage, l.u.Name)
 		}
 		cur, exists, err := v.readLoose(l.u.Name, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !exists {
 			if i, ok := slices.BinarySearchFunc(packed, l.u.Name, func(r engine.Ref, n string) int { return strings.Compare(r.Name, n) }); ok {
@@ -309,24 +343,26 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 			}
 		}
 		if err := checkOld(l.u, cur, exists); err != nil {
-			return err
+			return nil, err
 		}
 		if l.u.Verify {
 			continue
 		}
 		if l.u.Old.IsZero() && !l.u.New.IsZero() {
 			if err := v.checkNoDirConflict(l.u.Name, packed); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if l.u.New.IsZero() && inPacked[l.u.Name] {
 			packedDeletes = append(packedDeletes, l.u.Name)
 		}
 	}
-	if err := v.verifyUnlocked(verifies); err != nil {
-		return err
-	}
-	// 3. Write and fsync the new values into the lock files.
+	return packedDeletes, nil
+}
+
+// writeLocks writes and fsyncs the new values into the lock files (step
+// 3) and closes them.
+func writeLocks(locks []*refLock) error {
 	for _, l := range locks {
 		if l.u.New.IsZero() || l.u.Verify {
 			continue
@@ -337,20 +373,19 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		if err := l.f.Sync(); err != nil {
 			return fmt.Errorf("fsync %s: %w", l.lockPath, err)
 		}
-		if err := l.f.Close(); err != nil {
-			l.f = nil
+		err := l.f.Close()
+		l.f = nil
+		if err != nil {
 			return fmt.Errorf("close %s: %w", l.lockPath, err)
 		}
-		l.f = nil
 	}
-	// 4. Deletions of packed refs rewrite packed-refs first, like git:
-	// until the loose file goes, readers still see the old value.
-	if len(packedDeletes) > 0 {
-		if err := v.deletePackedRefs(packedDeletes); err != nil {
-			return err
-		}
-	}
-	// 5. Commit: rename each lock over its ref (or remove the ref).
+	return nil
+}
+
+// commitLocks renames each lock over its ref, or removes the ref (step
+// 5), then fsyncs the folders touched. A failure here leaves the
+// transaction partly applied, and says so.
+func (v *Vault) commitLocks(locks []*refLock) error {
 	dirs := map[string]bool{}
 	var errs []error
 	for _, l := range locks {
@@ -373,7 +408,7 @@ func (v *Vault) diskUpdateRefs(ups []engine.RefUpdate) (err error) {
 		} else {
 			if err := os.Rename(l.lockPath, l.refPath); err != nil {
 				errs = append(errs, fmt.Errorf("update ref %s: %w", l.u.Name, err))
-				continue // the deferred cleanup removes the lock
+				continue // the caller's cleanup removes the lock
 			}
 			l.done = true
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
 )
 
@@ -41,6 +43,11 @@ type RemoteOptions struct {
 	CacheDir string
 	// Credentials supplies the credentials of a URL; nil means none.
 	Credentials Credentials
+	// ReadAhead names refs the caller is about to read (a checkout's
+	// workspace): their objects come in the same request as the vault's
+	// identity and grants, so a first checkout costs the server one
+	// listing and one fetch, as `git clone` does.
+	ReadAhead []string
 }
 
 // Remote is a tv vault on a git server: a local cache (a bare repository
@@ -64,6 +71,7 @@ type Remote struct {
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
+	mirrored map[string]engine.Hash // the cache's refs as last mirrored (mirroredFile)
 
 	publishing bool // Publish: the "cache" is the local vault itself
 }
@@ -97,7 +105,7 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 		return nil, err
 	}
 	r.lastSync = readLastSync(r.cache.path)
-	if err := r.start(ctx); err != nil {
+	if err := r.start(ctx, opts.ReadAhead); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -133,7 +141,7 @@ func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (in
 		return 0, err
 	}
 	for name := range current {
-		if strings.HasPrefix(name, "refs/tv/") {
+		if strings.HasPrefix(name, "refs/tv/") && name != EnforcedRef { // `tv hook install` may come first
 			return 0, fmt.Errorf("%w: %s already holds tv refs (%s): publish only into an empty repository", engine.ErrConflict, loc.URL, name)
 		}
 	}
@@ -151,8 +159,9 @@ func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (in
 	return len(ups), r.push(ctx, ups, ups)
 }
 
-// start lists the server (or falls back to the cache) and reads the id.
-func (r *Remote) start(ctx context.Context) error {
+// start lists the server (or falls back to the cache) and reads the id,
+// fetching the identity, the grants and the readAhead refs in one round.
+func (r *Remote) start(ctx context.Context, readAhead []string) error {
 	_, err := r.list(ctx)
 	if errors.Is(err, ErrUnreachable) {
 		id, cerr := r.cache.loadID()
@@ -167,7 +176,8 @@ func (r *Remote) start(ctx context.Context) error {
 	}
 	h, ok := r.listed[VaultIDRef]
 	if !ok {
-		if len(r.listed) > 0 {
+		_, enforced := r.listed[EnforcedRef]
+		if len(r.listed) > 0 && !(enforced && len(r.listed) == 1) { // `tv hook install` may come first
 			return fmt.Errorf("%w: %s has refs but no %s: it is a git repository, not a tv vault (publish a vault into an empty repository with `tv vault push %s`)", ErrNotVault, r.loc.URL, VaultIDRef, r.loc.URL)
 		}
 		if err := r.initEmpty(ctx); err != nil {
@@ -176,10 +186,12 @@ func (r *Remote) start(ctx context.Context) error {
 		h = r.listed[VaultIDRef]
 	}
 	// One round for the identity and the grants, which nearly every
-	// command reads next.
+	// command reads next, and what the caller said it reads.
 	first := map[string]engine.Hash{VaultIDRef: h}
-	if a, ok := r.listed[engine.AccessRef]; ok {
-		first[engine.AccessRef] = a
+	for _, name := range append([]string{engine.AccessRef}, readAhead...) {
+		if a, ok := r.listed[name]; ok {
+			first[name] = a
+		}
 	}
 	if err := r.ensure(ctx, first); err != nil {
 		return err
@@ -411,18 +423,64 @@ func (r *Remote) ensure(ctx context.Context, refs map[string]engine.Hash) error 
 
 // mirror sets the cache's refs to the given values (best effort: the
 // cache is only a cache, and a concurrent process mirrors the same
-// server values).
+// server values). The values last mirrored are kept in mirroredFile, so
+// a command that lists a thousand unchanged workspaces reads one file,
+// not a thousand refs.
 func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.mirrored == nil {
+		r.mirrored = r.readMirrored()
+	}
+	changed := false
 	for name, h := range refs {
+		if r.mirrored[name] == h {
+			continue
+		}
 		cur, err := r.cache.Ref(ctx, name)
 		if err != nil && !errors.Is(err, engine.ErrRefNotFound) {
 			continue
 		}
-		if cur == h {
+		if cur != h && r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h}) != nil {
 			continue
 		}
-		_ = r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h})
+		r.mirrored[name], changed = h, true
 	}
+	if changed && !r.publishing {
+		r.writeMirrored()
+	}
+}
+
+// mirroredFile, in a cache's directory, lists the refs last mirrored into
+// the cache, one "<hash> <name>" line each.
+const mirroredFile = "tv-mirrored"
+
+func (r *Remote) readMirrored() map[string]engine.Hash {
+	out := map[string]engine.Hash{}
+	if r.publishing {
+		return out
+	}
+	b, err := os.ReadFile(filepath.Join(r.cache.path, mirroredFile))
+	if err != nil {
+		return out
+	}
+	for line := range strings.Lines(string(b)) {
+		hex, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		h, err := engine.ParseHash(hex)
+		if ok && err == nil && checkRefName(name) == nil {
+			out[name] = h
+		}
+	}
+	return out
+}
+
+func (r *Remote) writeMirrored() {
+	names := slices.Sorted(maps.Keys(r.mirrored))
+	var b strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&b, "%s %s\n", r.mirrored[name], name)
+	}
+	_ = atomicfile.Write(filepath.Join(r.cache.path, mirroredFile), []byte(b.String()), 0o644)
 }
 
 // fetch downloads the objects reachable from wants that the cache lacks:

@@ -275,3 +275,51 @@ func TestRemoteFetchesOnlyWhatIsRead(t *testing.T) {
 		t.Fatal("a second read of a cached ref went to the server")
 	}
 }
+
+// TestRemoteFirstCheckoutRequests: opening a vault with a fresh cache and
+// a workspace to read ahead costs the server two requests, as `git clone`
+// does (the listing, then one fetch bringing the identity, the grants and
+// that workspace); reading the workspace then asks the server nothing, and
+// the other workspace's objects were not fetched.
+func TestRemoteFirstCheckoutRequests(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newRemoteFixture(t)
+	a := f.mustOpen(t)
+	ca := writeFileCommit(t, a, engine.ZeroHash, "a.md", "workspace a\n")
+	cb := writeFileCommit(t, a, engine.ZeroHash, "b.md", "workspace b\n")
+	grants := writeFileCommit(t, a, engine.ZeroHash, "grants.json", "{}\n")
+	if err := a.UpdateRefs(ctx, engine.RefUpdate{Name: "refs/tv/workspaces/ws_a", New: ca}, engine.RefUpdate{Name: "refs/tv/workspaces/ws_b", New: cb},
+		engine.RefUpdate{Name: engine.AccessRef, New: grants}); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := ParseLocation(f.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.srv.Requests.Load()
+	b, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: t.TempDir(), Credentials: staticCreds{"alice", "s3cr3t-token"},
+		ReadAhead: []string{"refs/tv/workspaces/ws_a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{engine.AccessRef, "refs/tv/workspaces/ws_a"} {
+		h, err := b.Ref(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := b.ReadCommit(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.ReadTree(ctx, c.Tree); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.srv.Requests.Load() - before; n != 2 {
+		t.Fatalf("open and read one workspace: %d requests to the server, want 2 (listing + one fetch)", n)
+	}
+	if b.cache.objectExists(cb) {
+		t.Fatal("the other workspace's head was fetched too")
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
+	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
 )
 
@@ -76,8 +77,8 @@ func (v *Vault) writeID(ctx context.Context, id string) error {
 	return err
 }
 
-// writeLoose writes one loose object durably (temp file, fsync, rename,
-// fsync of its directory) unless the vault has it already.
+// writeLoose writes one loose object durably (atomicfile: temp file,
+// fsync, rename, fsync of its directory) unless the vault has it already.
 func (v *Vault) writeLoose(typ int, content []byte) (engine.Hash, error) {
 	h := hashObject(typ, content)
 	if v.objectExists(h) {
@@ -90,31 +91,12 @@ func (v *Vault) writeLoose(typ int, content []byte) (engine.Hash, error) {
 	if err := zw.Close(); err != nil {
 		return h, err
 	}
-	path := v.loosePath(h)
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// tmp_obj_ is git's own prefix: git gc removes one a crash left.
+	opt := atomicfile.Options{Mode: 0o600, MkdirMode: 0o755, TempPattern: "tmp_obj_*"}
+	if err := atomicfile.WriteFile(v.loosePath(h), buf.Bytes(), opt); err != nil {
 		return h, fmt.Errorf("write object %s: %w", h, err)
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return h, fmt.Errorf("write object %s: %w", h, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return h, fmt.Errorf("write object %s: %w", h, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return h, fmt.Errorf("write object %s: %w", h, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return h, fmt.Errorf("write object %s: %w", h, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return h, fmt.Errorf("write object %s: %w", h, err)
-	}
-	return h, syncDir(dir)
+	return h, nil
 }
 
 // loadID reads the vault id from VaultIDRef. A vault made before it

@@ -166,9 +166,12 @@ func Config(ctx context.Context, dir, key string) string {
 // ~/.config/git/ignore; nil when there is none. getenv reads the
 // environment (git's own lookup uses the process's).
 func GlobalExcludes(ctx context.Context, dir string, getenv func(string) string) ([]byte, error) {
-	name := ""
-	if out, err := runGit(ctx, dir, nil, "config", "--path", "--get", "core.excludesFile"); err == nil {
-		name = strings.TrimSpace(string(out))
+	name, sure := excludesFileFromConfig(dir)
+	if !sure {
+		name = ""
+		if out, err := runGit(ctx, dir, nil, "config", "--path", "--get", "core.excludesFile"); err == nil {
+			name = strings.TrimSpace(string(out))
+		}
 	}
 	if name == "" {
 		switch {

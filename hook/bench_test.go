@@ -8,11 +8,11 @@ import (
 	"github.com/thalix/tv/gitbackend"
 )
 
-// benchReaders compares the two ways the hook could read a push's objects:
-// a `git cat-file --batch-command` child (what it does) and gitbackend
-// opening the repository in-process (which would also need alternates
-// support to see a quarantine). Each iteration starts the reader and reads
-// a workspace head's commit and root tree, as a one-file push begins.
+// BenchmarkObjectReaders compares the hook's two readers: one `git
+// cat-file --batch-command` child (any layout) and gitbackend.PushReader
+// in-process (what a small push to a plain bare repository gets). Each
+// iteration opens the reader and reads the access ref, a workspace head's
+// commit and its root tree, as the check of a one-file push begins.
 func BenchmarkObjectReaders(b *testing.B) {
 	path, ws := seedVault(b)
 	v, err := gitbackend.Open(path)
@@ -24,49 +24,36 @@ func BenchmarkObjectReaders(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := testEnv(b, b.TempDir())
-	b.Run("git-cat-file-child", func(b *testing.B) {
-		for b.Loop() {
-			o, err := startObjects(context.Background(), path, env)
-			if err != nil {
-				b.Fatal(err)
+	for _, reader := range []struct {
+		name    string
+		withGit bool
+	}{{"git-cat-file-child", true}, {"in-process", false}} {
+		b.Run(reader.name, func(b *testing.B) {
+			opts := Options{GitDir: path, Env: env, readWithGit: reader.withGit}
+			for b.Loop() {
+				src, err := openSource(context.Background(), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, isGit := src.(*catFile); isGit != reader.withGit {
+					b.Fatalf("opened %T", src)
+				}
+				o := newObjects(src, nil)
+				_, _, err = o.resolve(engine.AccessRef)
+				var c *engine.Commit
+				if err == nil {
+					c, err = o.commit(head)
+				}
+				if err == nil {
+					_, err = o.tree(c.Tree)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := o.close(); err != nil {
+					b.Fatal(err)
+				}
 			}
-			c, err := o.commit(head)
-			if err == nil {
-				_, err = o.tree(c.Tree)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := o.close(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("gitbackend-open", func(b *testing.B) {
-		for b.Loop() {
-			v, err := gitbackend.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			c, err := v.ReadCommit(context.Background(), head)
-			if err == nil {
-				_, err = v.ReadTree(context.Background(), c.Tree)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("git-cat-file-per-object", func(b *testing.B) {
-		o, err := startObjects(context.Background(), path, env)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer o.close()
-		for b.Loop() {
-			if _, err := o.commit(head); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		})
+	}
 }

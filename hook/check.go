@@ -68,7 +68,6 @@ type checker struct {
 	user string
 	rs   *refusals
 	cmds []Command
-	opts Options
 
 	access   *engine.Access  // the current grants
 	creating map[string]bool // workspace ids this push creates
@@ -375,7 +374,7 @@ func (c *checker) finalNames(k engine.Kind) (map[string]string, error) {
 	if k == engine.KindTemplate {
 		prefix = engine.TemplateRefPrefix
 	}
-	refs, err := listRefs(c.ctx, c.opts)
+	refs, err := c.o.refs(prefix)
 	if err != nil {
 		return nil, err
 	}

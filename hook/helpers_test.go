@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 		if len(os.Args) == 5 && os.Args[3] == "--user-env" {
 			userEnv = os.Args[4]
 		}
-		err := PreReceive(context.Background(), os.Stdin, Options{Getenv: os.Getenv, UserEnv: userEnv, Stderr: os.Stderr})
+		opts := Options{Getenv: os.Getenv, UserEnv: userEnv, Stderr: os.Stderr, readWithGit: os.Getenv(readWithGitEnv) == "1"}
+		if log := os.Getenv(readersLogEnv); log != "" {
+			opts.opened = func(reader string) { appendLine(log, reader) }
+		}
+		err := PreReceive(context.Background(), os.Stdin, opts)
 		if err != nil {
 			if !strings.Contains(err.Error(), ErrPushRefused.Error()) {
 				fmt.Fprintf(os.Stderr, "tv: %v\n", err)
@@ -34,6 +38,36 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// Variables of the test binary serving as the hook: readWithGitEnv=1
+// makes it read through git; readersLogEnv names a file it appends the
+// reader it used to, one line per run.
+const (
+	readWithGitEnv = "TV_HOOK_TEST_READ_WITH_GIT"
+	readersLogEnv  = "TV_HOOK_TEST_READERS"
+)
+
+func appendLine(path, line string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "tv: %v\n", err)
+		os.Exit(7)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
+
+// readersUsed returns the readers the hook runs logged to path, and
+// empties the log.
+func readersUsed(t testing.TB, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	return strings.Fields(string(raw))
 }
 
 // testEnv is the environment of every git the tests run: no system or

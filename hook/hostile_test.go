@@ -167,3 +167,69 @@ func FuzzParseCommands(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPreReceive runs the whole hook on fuzzed stdin against a seeded
+// vault (workspace demo, its head and parent, the access ref and other
+// ids as seeds): it never panics, accepts only well-formed input, and
+// answers within its Timeout (a refusal, an acceptance, or an error it
+// reports) — never "took longer than".
+func FuzzPreReceive(f *testing.F) {
+	path, ws := seedVault(f)
+	env := testEnv(f, f.TempDir())
+	v, err := gitbackend.Open(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	ref := engine.WorkspaceRefPrefix + ws
+	head, err := v.Ref(ctx, ref)
+	if err != nil {
+		f.Fatal(err)
+	}
+	c, err := v.ReadCommit(ctx, head)
+	if err != nil {
+		f.Fatal(err)
+	}
+	access, err := v.Ref(ctx, engine.AccessRef)
+	if err != nil {
+		f.Fatal(err)
+	}
+	zero := engine.ZeroHash.String()
+	for _, s := range []string{
+		fmt.Sprintf("%s %s %s\n", head, head, ref),                             // a verify step
+		fmt.Sprintf("%s %s %s\n", zero, head, engine.WorkspaceRefPrefix+"ws_"), // malformed id
+		fmt.Sprintf("%s %s %s\n", head, c.Tree, ref),                           // a tree as a commit
+		fmt.Sprintf("%s %s %s\n", head, access, ref),                           // another kind of commit
+		fmt.Sprintf("%s %s %s\n", access, zero, engine.AccessRef),              // the access ref deleted
+		fmt.Sprintf("%s %s refs/heads/main\n%s %s %s\n", zero, head, head, zero, ref),
+		fmt.Sprintf("%s %s %s", zero, head, ref+"\x00"),
+		"\n\n", strings.Repeat("x", MaxLineBytes+2),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var stderr bytes.Buffer
+		getenv := func(k string) string {
+			if k == "REMOTE_USER" {
+				return "bob"
+			}
+			return ""
+		}
+		err := PreReceive(context.Background(), strings.NewReader(in), Options{GitDir: path, Getenv: getenv, Env: env, Stderr: &stderr})
+		out := stderr.String()
+		if strings.Contains(out, "took longer than") {
+			t.Fatalf("not answered within %s:\n%s", Timeout, out)
+		}
+		if err == nil && out != "" {
+			t.Fatalf("accepted, yet printed:\n%s", out)
+		}
+		if errors.Is(err, ErrPushRefused) && !strings.HasPrefix(out, "tv: ") {
+			t.Fatalf("refused without a refusal line:\n%s", out)
+		}
+		if err == nil {
+			if _, perr := ParseCommands(strings.NewReader(in)); perr != nil {
+				t.Fatalf("accepted malformed input: %v", perr)
+			}
+		}
+	})
+}

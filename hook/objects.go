@@ -1,14 +1,9 @@
 package hook
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -16,147 +11,136 @@ import (
 	"github.com/thalix/tv/gitbackend"
 )
 
-// objects reads the objects of a push through one `git cat-file
-// --batch-command` child. git resolves the quarantine itself
-// (GIT_QUARANTINE_PATH, GIT_OBJECT_DIRECTORY,
-// GIT_ALTERNATE_OBJECT_DIRECTORIES, inherited from receive-pack), packed
-// or loose; see the package doc for why this is a child process.
-type objects struct {
-	cmd  *exec.Cmd
-	in   *bufio.Writer
-	out  *bufio.Reader
-	stop func() error
-
-	mu    sync.Mutex
-	trees map[engine.Hash][]engine.TreeEntry
-	reads *atomic.Int64 // counts requests when set
+// source is where the hook reads the repository's refs and the push's
+// objects: in-process (gitbackend.PushReader) when the layout allows,
+// else one `git cat-file --batch-command` child (see the package doc).
+type source interface {
+	// object returns id's type, size and first min(size, limit) bytes
+	// (limit 0 reads only the header). A missing object is an error that
+	// does not wrap ErrGit.
+	object(id engine.Hash, limit int64) (typ string, size int64, data []byte, err error)
+	// resolve returns the object a ref points at; ok is false when the
+	// ref does not exist.
+	resolve(ref string) (h engine.Hash, ok bool, err error)
+	// refs returns the repository's refs under prefix.
+	refs(prefix string) (map[string]engine.Hash, error)
+	close() error
 }
-
-// errMissing: the object is in neither the quarantine nor the repository.
-var errMissing = errors.New("object missing")
 
 // errTooLarge: the object is over the size the hook reads of its type.
 var errTooLarge = errors.New("object too large")
 
-func startObjects(ctx context.Context, gitDir string, env []string) (*objects, error) {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch-command")
-	cmd.Dir = gitDir
-	cmd.Env = env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+// openSource reads in-process when gitbackend.OpenPushReader takes the
+// repository and quarantine as they are, else starts git.
+func openSource(ctx context.Context, opts Options) (source, error) {
+	opened := opts.opened
+	if opened == nil {
+		opened = func(string) {}
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: start git cat-file: %v", ErrGit, err)
-	}
-	o := &objects{cmd: cmd, in: bufio.NewWriter(stdin), out: bufio.NewReaderSize(stdout, 64<<10), trees: map[engine.Hash][]engine.TreeEntry{}}
-	o.stop = func() error {
-		stdin.Close()
-		err := cmd.Wait()
-		if err != nil && stderr.Len() > 0 {
-			return fmt.Errorf("%w: git cat-file: %v: %s", ErrGit, err, strings.TrimSpace(stderr.String()))
+	if !opts.readWithGit {
+		r, err := gitbackend.OpenPushReader(opts.GitDir, opts.gitEnv)
+		if err == nil {
+			opened("in-process")
+			return &pushReader{ctx: ctx, r: r}, nil
 		}
-		return nil
+		// Any other layout, or a repository it cannot open: git reads
+		// it exactly as receive-pack does, or says what is wrong.
 	}
-	return o, nil
+	opened("git")
+	return startCatFile(ctx, opts.GitDir, opts.Env)
 }
 
-func (o *objects) close() error { return o.stop() }
+// pushReader is the in-process source.
+type pushReader struct {
+	ctx context.Context
+	r   *gitbackend.PushReader
+}
 
-// header sends command ("info" or "contents") for id and parses the reply
-// header "<id> <type> <size>".
-func (o *objects) header(command string, id engine.Hash) (typ string, size int64, err error) {
+func (p *pushReader) object(id engine.Hash, limit int64) (string, int64, []byte, error) {
+	typ, size, data, err := p.r.Object(p.ctx, id, limit)
+	switch {
+	case err == nil:
+		return typ, size, data, nil
+	case errors.Is(err, engine.ErrObjectNotFound), p.ctx.Err() != nil:
+		return "", 0, nil, err
+	}
+	return "", 0, nil, fmt.Errorf("%w: %v", ErrGit, err)
+}
+
+func (p *pushReader) resolve(ref string) (engine.Hash, bool, error) {
+	h, err := p.r.Ref(p.ctx, ref)
+	switch {
+	case err == nil:
+		return h, true, nil
+	case errors.Is(err, engine.ErrRefNotFound):
+		return engine.ZeroHash, false, nil
+	}
+	return engine.ZeroHash, false, fmt.Errorf("%w: %v", ErrGit, err)
+}
+
+func (p *pushReader) refs(prefix string) (map[string]engine.Hash, error) {
+	list, err := p.r.ListRefs(p.ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrGit, err)
+	}
+	out := make(map[string]engine.Hash, len(list))
+	for _, r := range list {
+		out[r.Name] = r.Hash
+	}
+	return out, nil
+}
+
+func (p *pushReader) close() error { return nil }
+
+// objects reads and decodes the objects the check needs, with size
+// limits and a tree cache, from one source.
+type objects struct {
+	src source
+
+	mu    sync.Mutex // serializes src (a cat-file child answers in order)
+	trees map[engine.Hash][]engine.TreeEntry
+	reads *atomic.Int64 // counts requests when set
+}
+
+func newObjects(src source, reads *atomic.Int64) *objects {
+	return &objects{src: src, trees: map[engine.Hash][]engine.TreeEntry{}, reads: reads}
+}
+
+func (o *objects) close() error { return o.src.close() }
+
+func (o *objects) count() {
 	if o.reads != nil {
 		o.reads.Add(1)
 	}
-	if _, err := fmt.Fprintf(o.in, "%s %s\n", command, id); err != nil {
-		return "", 0, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
-	}
-	if err := o.in.Flush(); err != nil {
-		return "", 0, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
-	}
-	line, err := o.out.ReadString('\n')
-	if err != nil {
-		return "", 0, fmt.Errorf("%w: read from git cat-file: %v", ErrGit, err)
-	}
-	f := strings.Fields(line)
-	if len(f) == 2 && f[1] == "missing" {
-		return "", 0, fmt.Errorf("%s: %w", id, errMissing)
-	}
-	if len(f) != 3 {
-		return "", 0, fmt.Errorf("%w: git cat-file said %q", ErrGit, strings.TrimSpace(line))
-	}
-	size, err = strconv.ParseInt(f[2], 10, 64)
-	if err != nil || size < 0 {
-		return "", 0, fmt.Errorf("%w: git cat-file said %q", ErrGit, strings.TrimSpace(line))
-	}
-	return f[1], size, nil
 }
 
 // resolve returns the object a ref points at, with ok false when the ref
-// does not exist. It spares the hook a `git for-each-ref` on every push.
+// does not exist.
 func (o *objects) resolve(ref string) (engine.Hash, bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.reads != nil {
-		o.reads.Add(1)
-	}
-	if _, err := fmt.Fprintf(o.in, "info %s\n", ref); err != nil {
-		return engine.ZeroHash, false, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
-	}
-	if err := o.in.Flush(); err != nil {
-		return engine.ZeroHash, false, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
-	}
-	line, err := o.out.ReadString('\n')
-	if err != nil {
-		return engine.ZeroHash, false, fmt.Errorf("%w: read from git cat-file: %v", ErrGit, err)
-	}
-	f := strings.Fields(line)
-	if len(f) == 2 && f[1] == "missing" {
-		return engine.ZeroHash, false, nil
-	}
-	if len(f) != 3 {
-		return engine.ZeroHash, false, fmt.Errorf("%w: git cat-file said %q", ErrGit, strings.TrimSpace(line))
-	}
-	h, err := engine.ParseHash(f[0])
-	if err != nil {
-		return engine.ZeroHash, false, fmt.Errorf("%w: git cat-file said %q", ErrGit, strings.TrimSpace(line))
-	}
-	return h, true, nil
+	o.count()
+	return o.src.resolve(ref)
 }
 
-// info returns an object's type and size without reading it.
-func (o *objects) info(id engine.Hash) (string, int64, error) {
+// refs returns the repository's refs under prefix.
+func (o *objects) refs(prefix string) (map[string]engine.Hash, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.header("info", id)
+	return o.src.refs(prefix)
 }
 
 // read returns the content of object id of type want, reading at most
-// limit bytes of it (more is drained and errTooLarge, unless keepPrefix,
-// when the first limit bytes are returned with truncated set).
+// limit bytes of it (more is errTooLarge, unless keepPrefix, when the
+// first limit bytes are returned with truncated set).
 func (o *objects) read(id engine.Hash, want string, limit int64, keepPrefix bool) (data []byte, truncated bool, err error) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	typ, size, err := o.header("contents", id)
-	if err != nil {
-		return nil, false, err
-	}
-	keep := min(size, limit)
-	data = make([]byte, keep)
-	if _, err := io.ReadFull(o.out, data); err != nil {
-		return nil, false, fmt.Errorf("%w: read %s from git cat-file: %v", ErrGit, id, err)
-	}
-	if _, err := io.CopyN(io.Discard, o.out, size-keep+1); err != nil { // the rest and the trailing newline
-		return nil, false, fmt.Errorf("%w: read %s from git cat-file: %v", ErrGit, id, err)
-	}
+	o.count()
+	typ, size, data, err := o.src.object(id, limit)
+	o.mu.Unlock()
 	switch {
+	case err != nil:
+		return nil, false, err
 	case typ != want:
 		return nil, false, fmt.Errorf("%s is a %s, not a %s", id, typ, want)
 	case size > limit && !keepPrefix:
@@ -198,7 +182,10 @@ func (o *objects) commit(id engine.Hash) (*engine.Commit, error) {
 
 // blobSize returns the size of blob id.
 func (o *objects) blobSize(id engine.Hash) (int64, error) {
-	typ, size, err := o.info(id)
+	o.mu.Lock()
+	o.count()
+	typ, size, _, err := o.src.object(id, 0)
+	o.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}

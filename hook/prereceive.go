@@ -1,12 +1,9 @@
 package hook
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 
@@ -33,6 +30,27 @@ type Options struct {
 	// reads, when set, counts the objects the check reads (tests show
 	// that the work follows the change, not the tree).
 	reads *atomic.Int64
+	// readWithGit makes the hook read through git even where it could
+	// read in-process (tests judge both readers).
+	readWithGit bool
+	// opened, when set, learns which reader the hook uses: "in-process"
+	// or "git".
+	opened func(reader string)
+}
+
+// gitEnv reads a variable of the environment git would run in: Env when
+// set, else Getenv.
+func (opts Options) gitEnv(key string) string {
+	if opts.Env == nil {
+		return opts.Getenv(key)
+	}
+	val := ""
+	for _, kv := range opts.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			val = v // the last one wins, as in exec
+		}
+	}
+	return val
 }
 
 // PreReceive judges a push: it reads git's "old new ref" lines from stdin,
@@ -79,41 +97,15 @@ func judge(ctx context.Context, stdin io.Reader, opts Options, rs *refusals) err
 		rs.add(CodeRefused, "", "malformed hook input: %v", err)
 		return nil
 	}
-	o, err := startObjects(ctx, opts.GitDir, opts.Env)
+	src, err := openSource(ctx, opts)
 	if err != nil {
 		return err
 	}
-	o.reads = opts.reads
-	c := &checker{ctx: ctx, o: o, user: user, rs: rs, cmds: cmds, opts: opts}
+	o := newObjects(src, opts.reads)
+	c := &checker{ctx: ctx, o: o, user: user, rs: rs, cmds: cmds}
 	err = c.run()
 	if cerr := o.close(); err == nil && ctx.Err() == nil {
 		err = cerr
 	}
 	return err
-}
-
-// listRefs returns the repository's refs under refs/tv/.
-func listRefs(ctx context.Context, opts Options) (map[string]engine.Hash, error) {
-	cmd := exec.CommandContext(ctx, "git", "for-each-ref", "--format=%(objectname) %(refname)", "refs/tv/")
-	cmd.Dir = opts.GitDir
-	cmd.Env = opts.Env
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("%w: git for-each-ref: %v: %s", ErrGit, err, strings.TrimSpace(string(ee.Stderr)))
-		}
-		return nil, fmt.Errorf("%w: git for-each-ref: %v", ErrGit, err)
-	}
-	refs := map[string]engine.Hash{}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		id, name, ok := strings.Cut(sc.Text(), " ")
-		h, err := engine.ParseHash(id)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("%w: git for-each-ref said %q", ErrGit, sc.Text())
-		}
-		refs[name] = h
-	}
-	return refs, nil
 }

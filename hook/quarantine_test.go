@@ -39,15 +39,17 @@ func TestQuarantinePackedAndLoose(t *testing.T) {
 		t.Fatalf("seeding the server: %v\n%s", err, out)
 	}
 	w := &world{t: t, s: s, c: newCrafter(t, s.env, s.repo), ws: ws}
+	readersUsed(t, s.readers) // the seeding push's
 	for _, tc := range []struct {
-		name  string
-		files int
-		bad   bool
+		name   string
+		files  int
+		bad    bool
+		reader string // a pack in the quarantine is read by git
 	}{
-		{"5000 objects, a bad one among them", 4990, true},
-		{"5000 objects", 4990, false},
-		{"50 objects, a bad one among them", 45, true},
-		{"50 objects", 45, false},
+		{"5000 objects, a bad one among them", 4990, true, "git"},
+		{"5000 objects", 4990, false, "git"},
+		{"50 objects, a bad one among them", 45, true, "in-process"},
+		{"50 objects", 45, false, "in-process"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.t, w.c.t = t, t
@@ -63,6 +65,9 @@ func TestQuarantinePackedAndLoose(t *testing.T) {
 			start := time.Now()
 			out, err := s.push(t, w.c.dir, "alice", c+":"+w.wsRef())
 			t.Logf("%d new objects, push took %v", objects, time.Since(start))
+			if used := readersUsed(t, s.readers); len(used) != 1 || used[0] != tc.reader {
+				t.Errorf("the hook read with %v, want [%s]", used, tc.reader)
+			}
 			if tc.bad {
 				if err == nil || !strings.Contains(out, "remote: tv: input-refused: ") || !strings.Contains(out, "zz-link") {
 					t.Fatalf("the symlink among %d objects was not refused:\n%s", objects, out)

@@ -219,7 +219,8 @@ func ruleCases(heavy bool) []ruleCase {
 // runRules seeds s with a tv vault pushed by alice, then runs every rule
 // case: a refused push leaves the server's refs byte-identical and says
 // why in a "remote: tv: <code>:" line; an accepted one moves the refs.
-func runRules(t *testing.T, s *gitServer, heavy bool) {
+// Every run of the hook read the push with reader.
+func runRules(t *testing.T, s *gitServer, heavy bool, reader string) {
 	seed, ws := seedVault(t)
 	if out, err := s.push(t, seed, "alice", "refs/tv/*:refs/tv/*"); err != nil {
 		t.Fatalf("seeding the server: %v\n%s", err, out)
@@ -252,14 +253,34 @@ func runRules(t *testing.T, s *gitServer, heavy bool) {
 			}
 		})
 	}
+	used := readersUsed(t, s.readers)
+	if len(used) < len(ruleCases(heavy)) {
+		t.Errorf("the hook logged %d runs for %d pushes", len(used), len(ruleCases(heavy)))
+	}
+	for _, r := range used {
+		if r != reader {
+			t.Errorf("the hook read with %q, want %q (all runs: %v)", r, reader, used)
+			break
+		}
+	}
 }
 
+// TestRulesHTTPBackend runs every rule through git http-backend, with the
+// hook reading in-process (as it does for these small pushes) and through
+// git (as it does for large ones).
 func TestRulesHTTPBackend(t *testing.T) {
 	t.Parallel()
-	runRules(t, httpServer(t), !testing.Short())
+	t.Run("in-process", func(t *testing.T) {
+		t.Parallel()
+		runRules(t, httpServer(t), !testing.Short(), "in-process")
+	})
+	t.Run("git", func(t *testing.T) {
+		t.Parallel()
+		runRules(t, httpServer(t, readWithGitEnv+"=1"), false, "git")
+	})
 }
 
 func TestRulesGitolite(t *testing.T) {
 	t.Parallel()
-	runRules(t, gitoliteServer(t), false)
+	runRules(t, gitoliteServer(t), false, "in-process")
 }

@@ -15,9 +15,10 @@ import (
 
 // gitServer is a real git server the tests push to, with the hook installed.
 type gitServer struct {
-	repo string              // the bare repository on disk
-	url  func(string) string // the URL a user pushes to
-	env  []string            // the pushing git's environment
+	repo    string              // the bare repository on disk
+	url     func(string) string // the URL a user pushes to
+	env     []string            // the pushing git's environment
+	readers string              // where the hook logs the reader it used (readersUsed)
 }
 
 // installHook installs the test binary as the repository's hook.
@@ -33,10 +34,12 @@ func installHook(t testing.TB, repo string, env []string) {
 }
 
 // httpServer serves a bare repository with git http-backend behind basic
-// auth (password "pw-USER"); the backend gets REMOTE_USER.
-func httpServer(t testing.TB) *gitServer {
+// auth (password "pw-USER"); the backend gets REMOTE_USER, and the hook
+// hookEnv too.
+func httpServer(t testing.TB, hookEnv ...string) *gitServer {
 	t.Helper()
 	home := t.TempDir()
+	readers := filepath.Join(t.TempDir(), "readers")
 	env := testEnv(t, home)
 	root := t.TempDir()
 	repo := filepath.Join(root, "vault.git")
@@ -50,18 +53,19 @@ func httpServer(t testing.TB) *gitServer {
 			http.Error(w, "who are you?", http.StatusUnauthorized)
 			return
 		}
-		h := &cgi.Handler{Path: backend, Root: "/", Env: []string{
+		h := &cgi.Handler{Path: backend, Root: "/", Env: append([]string{
 			"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=" + user,
-			"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
-		}}
+			"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", readersLogEnv + "=" + readers,
+		}, hookEnv...)}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	return &gitServer{
-		repo: repo,
-		url:  func(user string) string { return fmt.Sprintf("http://%s:pw-%s@%s/vault.git", user, user, host) },
-		env:  env,
+		repo:    repo,
+		url:     func(user string) string { return fmt.Sprintf("http://%s:pw-%s@%s/vault.git", user, user, host) },
+		env:     env,
+		readers: readers,
 	}
 }
 
@@ -110,10 +114,12 @@ HOME='` + home + `' SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22' SSH_ORIGINAL_C
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	readers := filepath.Join(t.TempDir(), "readers")
 	return &gitServer{
-		repo: repo,
-		url:  func(user string) string { return user + "@gitolite:vault" },
-		env:  append(env, "GIT_SSH_COMMAND="+wrapper, "GIT_SSH_VARIANT=ssh"),
+		repo:    repo,
+		url:     func(user string) string { return user + "@gitolite:vault" },
+		env:     append(env, "GIT_SSH_COMMAND="+wrapper, "GIT_SSH_VARIANT=ssh", readersLogEnv+"="+readers),
+		readers: readers,
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
+
+	"github.com/thalix/tv/atomicfile"
 )
 
 const (
@@ -118,10 +119,10 @@ func unchanged(cf *configFile) error {
 	return nil
 }
 
-// commit replaces the file with out atomically (temp file in the same
-// directory, fsync, rename, directory fsync), keeping its mode; with remove
-// it deletes the file instead, unless the config path is a symlink, which
-// gets out written through it.
+// commit replaces the file with out atomically (atomicfile: temp file in
+// the same directory, fsync, re-check, rename, directory fsync), keeping
+// its mode; with remove it deletes the file instead, unless the config
+// path is a symlink, which gets out written through it.
 func commit(cf *configFile, out []byte, remove bool) error {
 	dir := filepath.Dir(cf.real)
 	if remove && !cf.symlink {
@@ -134,58 +135,17 @@ func commit(cf *configFile, out []byte, remove bool) error {
 		if err := os.Remove(cf.real); err != nil {
 			return err
 		}
-		return syncDir(dir)
+		return atomicfile.SyncDir(dir)
 	}
-	if err := os.MkdirAll(dir, newDirMode); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(cf.real)+".tv-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	renamed := false
-	defer func() {
-		if !renamed {
-			os.Remove(name)
-		}
-	}()
-	err = tmp.Chmod(cf.mode)
-	if err == nil {
-		_, err = tmp.Write(out)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if beforeCommit != nil {
-		beforeCommit(cf.real)
-	}
-	if err := unchanged(cf); err != nil {
-		return err
-	}
-	if err := os.Rename(name, cf.real); err != nil {
-		return err
-	}
-	renamed = true
-	return syncDir(dir)
-}
-
-// syncDir makes a rename or removal in dir durable. Windows cannot fsync a
-// directory; its renames are durable on their own.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteFile(cf.real, out, atomicfile.Options{
+		Mode:        cf.mode,
+		MkdirMode:   newDirMode,
+		TempPattern: "." + filepath.Base(cf.real) + ".tv-*.tmp",
+		BeforeRename: func() error {
+			if beforeCommit != nil {
+				beforeCommit(cf.real)
+			}
+			return unchanged(cf)
+		},
+	})
 }

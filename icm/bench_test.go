@@ -164,12 +164,10 @@ func writeTree(tb testing.TB, m fstest.MapFS) string {
 //
 //   - entries: ValidateEntries on a ready listing, reading the .md files
 //     from a MapFS that holds only them, or from disk;
-//   - before: the map-based validator ValidateTools was
-//     (oldValidateTools), a walk recording every entry in maps;
 //   - tools: ValidateTools today, a walk into a listing, then
 //     ValidateEntries;
 //
-// the last two over an indexFS (precomputed listings, as the engine's scan
+// the last over an indexFS (precomputed listings, as the engine's scan
 // serves them), os.DirFS and a plain MapFS (whose ReadDir scans the whole
 // map per folder, so that a walk costs 0.6 s).
 func BenchmarkValidateEntries(b *testing.B) {
@@ -219,10 +217,7 @@ func BenchmarkValidateEntries(b *testing.B) {
 	b.Logf("%d entries, %d findings", len(entries), len(want))
 	b.Run("entries/MapFS", entriesRun(mdFS))
 	b.Run("entries/DirFS", entriesRun(setupDisk))
-	b.Run("before/indexFS", toolsRun(oldValidateTools, indexed))
 	b.Run("tools/indexFS", toolsRun(ValidateTools, indexed))
-	b.Run("before/DirFS", toolsRun(oldValidateTools, setupDisk))
 	b.Run("tools/DirFS", toolsRun(ValidateTools, setupDisk))
-	b.Run("before/MapFS", toolsRun(oldValidateTools, mapFS))
 	b.Run("tools/MapFS", toolsRun(ValidateTools, mapFS))
 }

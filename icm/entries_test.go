@@ -2,10 +2,14 @@ package icm
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
+	"os"
 	"path"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -71,51 +75,33 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// checkSame validates fsys three ways, the map-based validator
-// (oldValidateTools), ValidateTools and ValidateEntries on a walk of fsys
-// (through a guardFS), and fails unless all three return exactly the same
-// findings and error. It returns the findings.
-func checkSame(t *testing.T, fsys fs.FS, known []string) []Finding {
+// checkSame validates fsys two ways, ValidateTools and ValidateEntries on
+// a walk of fsys (through a guardFS), and fails unless both return exactly
+// the same findings. It returns ValidateTools' findings and error.
+func checkSame(t *testing.T, fsys fs.FS, known []string) ([]Finding, error) {
 	t.Helper()
-	want, wantErr := oldValidateTools(fsys, known)
-	got, err := ValidateTools(fsys, known)
-	if !reflect.DeepEqual(got, want) || errString(err) != errString(wantErr) {
-		t.Fatalf("ValidateTools = %v\n%s\nthe map-based validator = %v\n%s", err, dump(got), wantErr, dump(want))
-	}
+	want, wantErr := ValidateTools(fsys, known)
 	if wantErr != nil {
-		return nil
+		return nil, wantErr
 	}
 	entries := walkListing(t, fsys)
 	g := newGuardFS(t, fsys, entries)
-	got, err = ValidateEntries(g, entries, known)
+	got, err := ValidateEntries(g, entries, known)
 	if !reflect.DeepEqual(got, want) || err != nil {
 		t.Fatalf("ValidateEntries = %v\n%s\nValidateTools =\n%s", err, dump(got), dump(want))
 	}
-	return want
+	return want, nil
 }
 
 var narrowKnown = []string{"vault_file_info", "vault_file_read"}
 
-// TestEntriesMatchTools: on every TestValidate case, on MapFS and on disk,
-// and on the starter, ValidateEntries returns what ValidateTools and the
-// map-based validator before it return.
+// TestEntriesMatchTools: on the starter (on disk too) and on the
+// benchmark tree, ValidateEntries returns what ValidateTools returns (the
+// TestValidate cases are checked so in TestGoldenFindings).
 func TestEntriesMatchTools(t *testing.T) {
-	for _, tc := range validateCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			m := baseFS()
-			tc.mutate(t, m)
-			disk := diskFS(t, m)
-			for _, known := range [][]string{KnownTools(), narrowKnown} {
-				checkSame(t, m, known)
-				if disk != nil {
-					checkSame(t, disk, known)
-				}
-			}
-		})
-	}
 	t.Run("starter", func(t *testing.T) {
-		if got := checkSame(t, starter.FS(), KnownTools()); len(got) != 0 {
-			t.Errorf("starter findings:\n%s", dump(got))
+		if got, err := checkSame(t, starter.FS(), KnownTools()); err != nil || len(got) != 0 {
+			t.Errorf("starter findings: %v\n%s", err, dump(got))
 		}
 		checkSame(t, starter.FS(), narrowKnown)
 		m := fstest.MapFS{}
@@ -135,7 +121,10 @@ func TestEntriesMatchTools(t *testing.T) {
 	t.Run("benchmark tree", func(t *testing.T) {
 		full, md := benchTree(t)
 		index := newIndexFS(t, full)
-		want := checkSame(t, index, KnownTools())
+		want, err := checkSame(t, index, KnownTools())
+		if err != nil {
+			t.Fatal(err)
+		}
 		if full := walkListing(t, full); !slices.Equal(walkListing(t, index), full) {
 			t.Fatal("indexFS walks otherwise than its MapFS")
 		}
@@ -191,7 +180,7 @@ func TestValidateToolsUnsortedReadDir(t *testing.T) {
 	if entries := walkListing(t, fsys); slices.IsSortedFunc(entries, func(a, b Entry) int { return walkCmp(a.Path, b.Path) }) {
 		t.Fatal("the walk is in order; the test tests nothing")
 	}
-	want, err := oldValidateTools(fsys, KnownTools())
+	want, err := ValidateTools(m, KnownTools()) // m's ReadDir is sorted
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,9 +537,11 @@ func randomContract(r *rand.Rand, s string, stages, listed []string) string {
 	return out
 }
 
-// TestEntriesRandomTrees compares ValidateEntries, ValidateTools and the
-// map-based validator on a few hundred random trees, every fifth also on
-// disk (with real symlinks and FIFOs where the OS has them).
+// TestEntriesRandomTrees compares ValidateEntries and ValidateTools on a
+// few hundred random trees, every fifth also on disk (with real symlinks
+// and FIFOs where the OS has them), and each tree's findings with the
+// digest in testdata/random.golden (-update rewrites it; with -short the
+// first 60 trees are compared).
 func TestEntriesRandomTrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(20261129, 7))
 	n := 300
@@ -558,13 +549,22 @@ func TestEntriesRandomTrees(t *testing.T) {
 		n = 60
 	}
 	findings := 0
+	digests := make([]string, n)
 	for i := range n {
 		m := randomTree(r)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			findings += len(checkSame(t, m, KnownTools()))
+			got, err := checkSame(t, m, KnownTools())
+			if err != nil {
+				t.Fatal(err)
+			}
+			findings += len(got)
+			sum := sha256.Sum256([]byte(dump(got)))
+			digests[i] = fmt.Sprintf("tree %d: %d findings, sha256 %x\n", i, len(got), sum[:8])
 			if i%5 == 0 {
 				if disk := diskFS(t, m); disk != nil {
-					checkSame(t, disk, KnownTools())
+					if dgot, err := checkSame(t, disk, KnownTools()); err != nil || !reflect.DeepEqual(dgot, got) {
+						t.Fatalf("on disk: %v\n%s\non a MapFS:\n%s", err, dump(dgot), dump(got))
+					}
 				}
 			}
 		})
@@ -572,6 +572,15 @@ func TestEntriesRandomTrees(t *testing.T) {
 	if findings < n {
 		t.Errorf("%d findings in %d trees: the trees are too tame", findings, n)
 	}
+	got := strings.Join(digests, "")
+	if testing.Short() && !*update {
+		want, err := os.ReadFile(filepath.Join("testdata", "random.golden"))
+		if err != nil || !strings.HasPrefix(string(want), got) {
+			t.Fatalf("the first %d trees' findings differ from testdata/random.golden (%v)", n, err)
+		}
+		return
+	}
+	golden(t, "random.golden", got)
 }
 
 // listingTypes maps a fuzz listing's type letters to type bits.
@@ -605,8 +614,8 @@ func encodeListing(tb testing.TB, m fstest.MapFS) string {
 
 // FuzzValidateEntries feeds arbitrary listings to ValidateEntries: it never
 // panics; it refuses with a listing error exactly the listings that are no
-// walk of a tree; and on one that is, it agrees with ValidateTools and the
-// map-based validator on a MapFS holding those entries.
+// walk of a tree; and on one that is, it agrees with ValidateTools on a
+// MapFS holding those entries.
 func FuzzValidateEntries(f *testing.F) {
 	m := baseFS()
 	f.Add(encodeListing(f, m))
@@ -679,96 +688,101 @@ func FuzzValidateEntries(f *testing.F) {
 		if !isWalk {
 			return
 		}
-		want, err := oldValidateTools(m, KnownTools())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("ValidateEntries:\n%s\nthe map-based validator:\n%s", dump(got), dump(want))
-		}
-		if tools, err := ValidateTools(m, KnownTools()); err != nil || !reflect.DeepEqual(tools, want) {
-			t.Fatalf("ValidateTools = %v\n%s\nwant\n%s", err, dump(tools), dump(want))
+		if tools, err := ValidateTools(m, KnownTools()); err != nil || !reflect.DeepEqual(tools, got) {
+			t.Fatalf("ValidateTools = %v\n%s\nValidateEntries:\n%s", err, dump(tools), dump(got))
 		}
 	})
+}
+
+// contentSeeds are FuzzValidateContent's seeds (and TestGoldenContent's
+// cases).
+func contentSeeds() []string {
+	return append(slices.Clone(policySeeds),
+		"## Inputs\n| File |\n|-|\n| `../../x` |\n## Process\n## Outputs\n| Location |\n|-|\n| /etc |\n",
+		"```\n## Inputs\n```\n## Inputs\n~~~~\n## Process\n~~~\n## Outputs ##\n{{x}}\n",
+		"## Inputs\r\n\r\n| Source | `File` \\| x | LOCATİON |\r\n|---|---|---|\r\n| a | `x` | ``a`b`` `c` |\r\n| b \\| c | d\\\\| e |\r\n",
+		"## Inputs\n\n| Path |\n|---|\n| ../01-research/output/ and 01-research/output |\n| ./../02-draft/./references// |\n",
+		"{{a}} {{b}}\r\n{{c\r}}\n}}{{d}}{{\n",
+	)
+}
+
+// contentRun is one tree FuzzValidateContent validates.
+type contentRun struct {
+	fsys  fstest.MapFS
+	known []string
+}
+
+func (r contentRun) validate() ([]Finding, error) { return ValidateTools(r.fsys, r.known) }
+
+// contentRuns puts content in a stage contract and a note (all tools
+// known), then also in the root and the first stage contract (two known).
+func contentRuns(content string) []contentRun {
+	m := baseFS()
+	setFile(m, c2, content)
+	setFile(m, "shared/note.md", content)
+	m2 := maps.Clone(m)
+	setFile(m2, "CONTEXT.md", content)
+	setFile(m2, c1, content)
+	return []contentRun{{m, KnownTools()}, {m2, narrowKnown}}
 }
 
 // FuzzValidateContent puts arbitrary text in a stage contract, the root
-// contract and a note: ValidateTools (and so ValidateEntries) agrees with
-// the map-based validator, whose Markdown helpers are the old ones.
+// contract and a note: ValidateTools never panics and ValidateEntries on a
+// walk agrees with it (the seeds' findings are golden: TestGoldenContent).
 func FuzzValidateContent(f *testing.F) {
-	for _, s := range policySeeds {
+	for _, s := range contentSeeds() {
 		f.Add(s)
 	}
-	f.Add("## Inputs\n| File |\n|-|\n| `../../x` |\n## Process\n## Outputs\n| Location |\n|-|\n| /etc |\n")
-	f.Add("```\n## Inputs\n```\n## Inputs\n~~~~\n## Process\n~~~\n## Outputs ##\n{{x}}\n")
-	f.Add("## Inputs\r\n\r\n| Source | `File` \\| x | LOCATİON |\r\n|---|---|---|\r\n| a | `x` | ``a`b`` `c` |\r\n| b \\| c | d\\\\| e |\r\n")
-	f.Add("## Inputs\n\n| Path |\n|---|\n| ../01-research/output/ and 01-research/output |\n| ./../02-draft/./references// |\n")
-	f.Add("{{a}} {{b}}\r\n{{c\r}}\n}}{{d}}{{\n")
 	f.Fuzz(func(t *testing.T, content string) {
-		m := baseFS()
-		setFile(m, c2, content)
-		setFile(m, "shared/note.md", content)
-		want, wantErr := oldValidateTools(m, KnownTools())
-		got, err := ValidateTools(m, KnownTools())
-		if !reflect.DeepEqual(got, want) || errString(err) != errString(wantErr) {
-			t.Fatalf("ValidateTools = %v\n%s\nthe map-based validator = %v\n%s", err, dump(got), wantErr, dump(want))
-		}
-		setFile(m, "CONTEXT.md", content)
-		setFile(m, c1, content)
-		want, wantErr = oldValidateTools(m, narrowKnown)
-		got, err = ValidateTools(m, narrowKnown)
-		if !reflect.DeepEqual(got, want) || errString(err) != errString(wantErr) {
-			t.Fatalf("ValidateTools = %v\n%s\nthe map-based validator = %v\n%s", err, dump(got), wantErr, dump(want))
+		for _, run := range contentRuns(content) {
+			checkSame(t, run.fsys, run.known)
 		}
 	})
 }
 
-// FuzzHelpers compares the allocation-light helpers with the ones they
-// replaced, and the canonical policy reader with the YAML one.
-func FuzzHelpers(f *testing.F) {
-	for _, s := range []string{
+// helperSeeds are FuzzHelpers' seeds (and TestGoldenHelpers' cases).
+func helperSeeds() []string {
+	seeds := []string{
 		"| a | `b` | c\\|d |", "|x|", "`a` `b`", "``a`b``", "\\|", "a\\", "| File/Location |", "LOCATİON", "file", " Fi_le* ",
 		"../01-research/output/", "01-research/output-x", "x\n01-research/output", "01-research/output.md",
 		"a\r\nb\n\nc", "\n", "x\r", "../../a/./b//", ".", "..",
-	} {
+	}
+	seeds = append(seeds, policySeeds...)
+	return append(seeds,
+		"---\nmcp:\n  tools:\n    - vault_file_info\n    - vault_file_read\n---\n",
+		"---\r\nmcp:\r\n  tools:\r\n    - vault_file_info\r\n---\r\n")
+}
+
+// FuzzHelpers checks the allocation-light Markdown helpers' invariants
+// (their outputs on the seeds are golden: TestGoldenHelpers), join against
+// path.Join, and the canonical policy reader against the YAML one.
+func FuzzHelpers(f *testing.F) {
+	for _, s := range helperSeeds() {
 		f.Add(s)
 	}
-	for _, s := range policySeeds {
-		f.Add(s)
-	}
-	f.Add("---\nmcp:\n  tools:\n    - vault_file_info\n    - vault_file_read\n---\n")
-	f.Add("---\r\nmcp:\r\n  tools:\r\n    - vault_file_info\r\n---\r\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		var cells []string
 		for _, row := range strings.Split(s, "\n") {
-			got, want := splitCells(nil, row), oldSplitCells(row)
-			if !slices.Equal(got, want) {
-				t.Fatalf("splitCells(%q) = %q, want %q", row, got, want)
-			}
-			cells = append(cells, got...)
+			cells = append(cells, splitCells(nil, row)...)
 		}
-		if got, want := locationColumn(cells), oldLocationColumn(cells); got != want {
-			t.Fatalf("locationColumn(%q) = %d, want %d", cells, got, want)
+		if i := locationColumn(cells); i < -1 || i >= len(cells) {
+			t.Fatalf("locationColumn(%q) = %d: out of range", cells, i)
 		}
 		for _, c := range append(cells, s) {
-			var got []string
-			cellPaths(c, func(p string) { got = append(got, p) })
-			if want := oldCellPaths(c); !slices.Equal(got, want) {
-				t.Fatalf("cellPaths(%q) = %q, want %q", c, got, want)
-			}
+			cellPaths(c, func(string) {}) // never panics
 		}
-		lines, old := splitLines([]byte(s)), oldSplitLines([]byte(s))
-		if len(lines) != len(old) || countLines([]byte(s)) != len(old) {
-			t.Fatalf("splitLines(%q): %d lines, countLines %d, want %d", s, len(lines), countLines([]byte(s)), len(old))
+		lines := splitLines([]byte(s))
+		if countLines([]byte(s)) != len(lines) {
+			t.Fatalf("splitLines(%q): %d lines, countLines %d", s, len(lines), countLines([]byte(s)))
 		}
-		for i := range lines {
-			if lines[i].text != old[i].text || lines[i].start != old[i].start || lines[i].end != old[i].end {
-				t.Fatalf("splitLines(%q)[%d] = %+v, want %+v", s, i, lines[i], old[i])
+		for i, l := range lines {
+			if l.start > l.end || l.end > len(s) || !strings.HasPrefix(s[l.start:], l.text) || i > 0 && l.start <= lines[i-1].start {
+				t.Fatalf("splitLines(%q)[%d] = %+v: not a line of the text, in order", s, i, l)
 			}
 		}
 		for _, prev := range []string{"01-research", "02_draft"} {
-			if got, want := mentionsOutput(s, prev), oldMentionsOutput(s, prev); got != want {
-				t.Fatalf("mentionsOutput(%q, %q) = %v, want %v", s, prev, got, want)
+			if mentionsOutput(s, prev) && !strings.Contains(s, prev+"/output") {
+				t.Fatalf("mentionsOutput(%q, %q) without %s/output in the text", s, prev, prev)
 			}
 		}
 		for _, base := range []string{"", "stages/02-draft"} {

@@ -140,3 +140,14 @@ func placeholders(data []byte) []Placeholder {
 	}
 	return out
 }
+
+// IsMarkdown reports whether the validator reads a regular file of this
+// name (or path) as Markdown: its name ends in ".md", any case.
+func IsMarkdown(name string) bool { return hasMarkdownExt(name) }
+
+// FactsOf computes the MarkdownFacts of a Markdown file from what was
+// read of it: all of it, or, when truncated, its first MaxMarkdownBytes.
+// They are what the validator would learn reading the same bytes.
+func FactsOf(data []byte, truncated bool) MarkdownFacts {
+	return factsOf(mdFile{data: data, truncated: truncated})
+}

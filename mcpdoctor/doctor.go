@@ -198,94 +198,141 @@ func Check(ctx context.Context, t Target) (res Result) {
 		res.fail(ErrStart, "cannot start %s: %v", t.Command, err)
 		return res
 	}
-	var session *mcp.ClientSession
-	defer func() {
-		grace := CloseGrace
-		if ctx.Err() != nil {
-			grace = 0
-		}
-		earlier := p.exited(0)
-		p.stop(grace)
-		if session != nil {
-			session.Close()
-		}
-		if res.Err != nil {
-			if earlier && res.ExitStatus == "" {
-				res.ExitStatus = p.status()
-			}
-			res.Stderr = p.stderr.String()
-		}
-		res.OK = res.Err == nil
-	}()
-
-	step := func(what string, err error) {
-		var werr *jsonrpc.Error
-		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			res.fail(ErrTimeout, "no answer to %s within %s (--timeout)", what, timeout)
-		case ctx.Err() != nil:
-			res.fail(ErrInterrupted, "interrupted during %s", what)
-		case errors.As(err, &werr):
-			res.fail(ErrProtocol, "%s: the server answered with JSON-RPC error %d: %s", what, werr.Code, werr.Message)
-		case p.gone.Load() && p.exited(ExitNoticeWait):
-			res.ExitStatus = p.status()
-			res.fail(ErrExited, "the server exited during %s (%s)%s", what, res.ExitStatus, stderrHint(p))
-		case p.gone.Load():
-			res.fail(ErrProtocol, "the server closed its stdin or stdout during %s%s", what, stderrHint(p))
-		default:
-			res.fail(ErrProtocol, "%s failed: %v", what, err)
-		}
+	c := &checker{ctx: ctx, t: t, timeout: timeout, p: p, res: &res, tap: newTap("tools/list", "tools/call")}
+	defer c.finish()
+	if !c.initialize(start) {
+		return res
 	}
+	raws, ok := c.listTools()
+	if !ok {
+		return res
+	}
+	called, ok := c.checkTools(raws)
+	if !ok || t.Call == "" {
+		return res
+	}
+	c.callTool(called)
+	return res
+}
 
-	tp := newTap("tools/list", "tools/call")
+// checker is one run of Check: the server process, the client session
+// and the result being filled in, step by step.
+type checker struct {
+	ctx     context.Context
+	t       Target
+	timeout time.Duration
+	p       *process
+	res     *Result
+	tap     *tap
+	session *mcp.ClientSession
+}
+
+// finish stops the server (at once when the deadline has passed), closes
+// the session, and on failure records the exit status and stderr.
+func (c *checker) finish() {
+	grace := CloseGrace
+	if c.ctx.Err() != nil {
+		grace = 0
+	}
+	earlier := c.p.exited(0)
+	c.p.stop(grace)
+	if c.session != nil {
+		c.session.Close()
+	}
+	if c.res.Err != nil {
+		if earlier && c.res.ExitStatus == "" {
+			c.res.ExitStatus = c.p.status()
+		}
+		c.res.Stderr = c.p.stderr.String()
+	}
+	c.res.OK = c.res.Err == nil
+}
+
+// step records why the request what failed: the deadline, an interrupt, a
+// JSON-RPC error, the server's exit or closed pipes, or err itself.
+func (c *checker) step(what string, err error) {
+	var werr *jsonrpc.Error
+	p, res := c.p, c.res
+	switch {
+	case errors.Is(c.ctx.Err(), context.DeadlineExceeded):
+		res.fail(ErrTimeout, "no answer to %s within %s (--timeout)", what, c.timeout)
+	case c.ctx.Err() != nil:
+		res.fail(ErrInterrupted, "interrupted during %s", what)
+	case errors.As(err, &werr):
+		res.fail(ErrProtocol, "%s: the server answered with JSON-RPC error %d: %s", what, werr.Code, werr.Message)
+	case p.gone.Load() && p.exited(ExitNoticeWait):
+		res.ExitStatus = p.status()
+		res.fail(ErrExited, "the server exited during %s (%s)%s", what, res.ExitStatus, stderrHint(p))
+	case p.gone.Load():
+		res.fail(ErrProtocol, "the server closed its stdin or stdout during %s%s", what, stderrHint(p))
+	default:
+		res.fail(ErrProtocol, "%s failed: %v", what, err)
+	}
+}
+
+// initialize connects the client (initialize, initialized) and records
+// the server's identity; the server must declare the tools capability.
+func (c *checker) initialize(start time.Time) bool {
 	client := mcp.NewClient(&mcp.Implementation{Name: ClientName, Version: "1"}, nil)
-	session, err = client.Connect(ctx, tp.transport(&mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}),
+	session, err := client.Connect(c.ctx, c.tap.transport(&mcp.IOTransport{Reader: c.p.stdout, Writer: c.p.stdin}),
 		&mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		step("initialize", err)
-		return res
+		c.step("initialize", err)
+		return false
 	}
-	res.Timings.Initialize = time.Since(start)
+	c.session = session
+	c.res.Timings.Initialize = time.Since(start)
 	ir := session.InitializeResult()
 	if ir.ServerInfo != nil {
-		res.ServerName, res.ServerVersion = ir.ServerInfo.Name, ir.ServerInfo.Version
+		c.res.ServerName, c.res.ServerVersion = ir.ServerInfo.Name, ir.ServerInfo.Version
 	}
-	res.Protocol = ir.ProtocolVersion
+	c.res.Protocol = ir.ProtocolVersion
 	if ir.Capabilities == nil || ir.Capabilities.Tools == nil {
-		res.fail(ErrProtocol, "the initialize result does not declare the tools capability")
-		return res
+		c.res.fail(ErrProtocol, "the initialize result does not declare the tools capability")
+		return false
 	}
+	return true
+}
 
+// listTools pages through tools/list (at most MaxListPages) and returns
+// the tool definitions as sent.
+func (c *checker) listTools() ([]json.RawMessage, bool) {
 	listStart := time.Now()
 	cursor := ""
 	for page := 1; ; page++ {
-		lr, err := session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		lr, err := c.session.ListTools(c.ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			step("tools/list", err)
-			return res
+			c.step("tools/list", err)
+			return nil, false
 		}
 		if lr.NextCursor == "" {
 			break
 		}
 		if page >= MaxListPages {
-			res.fail(ErrProtocol, "tools/list has more than %d pages (MaxListPages)", MaxListPages)
-			return res
+			c.res.fail(ErrProtocol, "tools/list has more than %d pages (MaxListPages)", MaxListPages)
+			return nil, false
 		}
 		cursor = lr.NextCursor
 	}
-	res.Timings.List = time.Since(listStart)
-
+	c.res.Timings.List = time.Since(listStart)
 	var raws []json.RawMessage
-	for _, page := range tp.get("tools/list") {
+	for _, page := range c.tap.get("tools/list") {
 		var lr struct {
 			Tools []json.RawMessage `json:"tools"`
 		}
 		if err := json.Unmarshal(page, &lr); err != nil {
-			res.fail(ErrProtocol, "tools/list result does not decode: %v", err)
-			return res
+			c.res.fail(ErrProtocol, "tools/list result does not decode: %v", err)
+			return nil, false
 		}
 		raws = append(raws, lr.Tools...)
 	}
+	return raws, true
+}
+
+// checkTools validates the tool definitions and finds the tool to call
+// (nil when none is asked for); false when the call cannot go ahead.
+func (c *checker) checkTools(raws []json.RawMessage) (*Tool, bool) {
+	t, res := c.t, c.res
 	tools, problems := ValidateTools(raws)
 	res.Problems = problems
 	var called *Tool
@@ -299,26 +346,33 @@ func Check(ctx context.Context, t Target) (res Result) {
 		res.fail(ErrInvalidTool, "%d problem(s) in the tool definitions, first: %s", len(problems), problems[0])
 	}
 	if t.RequireTools && len(tools) == 0 {
-		res.fail(ErrInvalidTool, "the server lists no tools%s", stderrHint(p))
+		res.fail(ErrInvalidTool, "the server lists no tools%s", stderrHint(c.p))
 	}
 	if t.Call == "" {
-		return res
+		return nil, true
 	}
 	res.Call = t.Call
 	if called == nil {
 		res.fail(ErrInvalidTool, "the server does not offer the tool %s", t.Call)
-		return res
+		return nil, false
 	}
+	return called, true
+}
 
+// callTool calls the tool with the target's arguments: a refusal
+// (isError) fails the check, and the structured result as sent must match
+// the tool's output schema.
+func (c *checker) callTool(called *Tool) {
+	t, res := c.t, c.res
 	args := t.Arguments
 	if args == nil {
 		args = map[string]any{}
 	}
 	callStart := time.Now()
-	cr, err := session.CallTool(ctx, &mcp.CallToolParams{Name: t.Call, Arguments: args})
+	cr, err := c.session.CallTool(c.ctx, &mcp.CallToolParams{Name: t.Call, Arguments: args})
 	if err != nil {
-		step("tools/call "+t.Call, err)
-		return res
+		c.step("tools/call "+t.Call, err)
+		return
 	}
 	res.Timings.Call = time.Since(callStart)
 	res.CallText = resultText(cr)
@@ -328,30 +382,30 @@ func Check(ctx context.Context, t Target) (res Result) {
 		} else {
 			res.fail(ErrRefused, "%s refused the call: %s", t.Call, orNone(res.CallText))
 		}
-		return res
+		return
+	}
+	if called.Output == nil {
+		return
 	}
 	// The structured result as sent (the SDK's decoded value would turn
 	// integers into floats).
 	var sent struct {
 		Structured json.RawMessage `json:"structuredContent"`
 	}
-	if r := tp.get("tools/call"); len(r) > 0 {
+	if r := c.tap.get("tools/call"); len(r) > 0 {
 		json.Unmarshal(r[len(r)-1], &sent)
 	}
-	if called.Output != nil {
-		msg := ""
-		if len(sent.Structured) == 0 || string(sent.Structured) == "null" {
-			msg = "the result has no structuredContent, but the tool declares an output schema"
-		} else if err := ValidateValue(called.Output, sent.Structured); err != nil {
-			msg = "structuredContent does not match the output schema: " + err.Error()
-		}
-		if msg != "" {
-			pr := Problem{Tool: t.Call, Message: msg}
-			res.Problems = append(res.Problems, pr)
-			res.fail(ErrInvalidTool, "%s", pr)
-		}
+	msg := ""
+	if len(sent.Structured) == 0 || string(sent.Structured) == "null" {
+		msg = "the result has no structuredContent, but the tool declares an output schema"
+	} else if err := ValidateValue(called.Output, sent.Structured); err != nil {
+		msg = "structuredContent does not match the output schema: " + err.Error()
 	}
-	return res
+	if msg != "" {
+		pr := Problem{Tool: t.Call, Message: msg}
+		res.Problems = append(res.Problems, pr)
+		res.fail(ErrInvalidTool, "%s", pr)
+	}
 }
 
 // resultText joins the text content of a call result, cut to MaxTextBytes.

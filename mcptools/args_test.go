@@ -46,7 +46,7 @@ func TestReadFileText(t *testing.T) {
 // callLocal calls a tool of l through its SDK handler.
 func callLocal(t *testing.T, l *Local, name, args string) *mcp.CallToolResult {
 	t.Helper()
-	for _, tl := range localTools {
+	for _, tl := range localTools() {
 		if tl.Name == name {
 			res, err := Handler(l.validator, name, l.runFunc(tl))(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(args)}})
 			if err != nil {

@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // benchFile writes the bench/mcp file (lines lines of 72 bytes) into a
@@ -80,6 +82,7 @@ func BenchmarkReadFileLine(b *testing.B) {
 }
 
 func benchLine(b *testing.B, lines int) {
+	defer debug.SetGCPercent(debug.SetGCPercent(mcpkit.ServerGCPercent)) // as TuneGC sets it in tv's servers
 	l := benchFile(b, lines)
 	inR, inW := io.Pipe()
 	out := make(lineWriter, 4)

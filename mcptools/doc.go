@@ -1,34 +1,11 @@
 // Package mcptools is the `tv mcp local` MCP server: file, search, edit and
 // shell tools over the launch directory, the linked git worktrees of its
-// repository and the mounted tv checkouts. It also holds the small
-// framework the tv MCP servers share:
+// repository and the mounted tv checkouts. The plumbing it shares with
+// the vault server (tool specs, results, argument validation, the SDK
+// server and the stdio transport) is package mcptools/mcpkit; its ordered
+// tool list (Tools) feeds the server, the tests, the schema snapshots
+// and the README table (mcpkit.ToolsMarkdown).
 //
-//   - Spec: one tool's name, title, description, annotations, strict input
-//     schema and output schema; Spec.MCPTool turns it into the official
-//     Go SDK's tool (github.com/modelcontextprotocol/go-sdk). Local servers
-//     keep one ordered list of specs (Tools) that feeds the server, the
-//     tests, the schema snapshots and the README table (ToolsMarkdown).
-//   - Success, Structured and Failure: every successful result carries
-//     structured content {captured_at, workspace, data} and, as its one
-//     text block, that content serialized (protocol 2025-06-18's advice);
-//     domain failures are isError results with an explanation.
-//   - Validator and DecodeArgs: strict argument checking with the SDK's
-//     JSON Schema library (github.com/google/jsonschema-go), messages
-//     naming the argument, then strict decoding (unknown fields refused).
-//   - NewServer, Handler and Serve: both tv servers are the SDK's server
-//     (mcp.Server: initialize and version negotiation of every version the
-//     SDK knows, ping, tools/list, tools/call, cancellation, 2026-07-28
-//     server/discover and subscriptions/listen, list_changed), with tools
-//     added through Handler (validate, run, isError on a domain failure)
-//     and tools/list kept in list order.
-//   - Transport: the one layer of tv's own under the SDK server, because
-//     the SDK's stdio transport ends the session at the first line it
-//     cannot decode. It answers malformed JSON-RPC with the right error
-//     and id, refuses lines over MaxInputLineBytes with the request's id
-//     wherever it stands, serves batches while the protocol allows them,
-//     echoes ids exactly, drops the answer of a cancelled request, and
-//     sends list_changed only where the protocol allows it.
-
 // Workspaces are resolved afresh at every call (nothing is pinned): the
 // launch directory ("launch"), every other worktree of its git repository
 // ("worktree:/abs/path", read from $GIT_COMMON_DIR/worktrees/*/gitdir) and
@@ -63,3 +40,6 @@
 // model reading a file needs its content whole. Each cap is a constant in
 // limits.go.
 package mcptools
+
+//go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
+//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../cmd/tv

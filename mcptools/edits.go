@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // Edit operations of edit_tool.
@@ -35,10 +37,10 @@ const maxListedLines = 20
 // ambiguous match, the line numbers of the matches.
 func ApplyEdits(content string, edits []Edit) (string, error) {
 	if len(edits) == 0 {
-		return content, fmt.Errorf("%w: edits is empty; give at least one edit", ErrBadArguments)
+		return content, fmt.Errorf("%w: edits is empty; give at least one edit", mcpkit.ErrBadArguments)
 	}
 	if len(edits) > MaxEdits {
-		return content, fmt.Errorf("%w: %d edits given, at most %d (MaxEdits)", ErrBadArguments, len(edits), MaxEdits)
+		return content, fmt.Errorf("%w: %d edits given, at most %d (MaxEdits)", mcpkit.ErrBadArguments, len(edits), MaxEdits)
 	}
 	cur := content
 	for i, e := range edits {
@@ -55,17 +57,17 @@ func applyEdit(s string, e Edit) (string, error) {
 	switch e.Op {
 	case OpReplace, OpInsertBefore, OpInsertAfter:
 		if e.Text == "" {
-			return s, fmt.Errorf("%w: %s needs non-empty text", ErrBadArguments, e.Op)
+			return s, fmt.Errorf("%w: %s needs non-empty text", mcpkit.ErrBadArguments, e.Op)
 		}
 	case OpDelete:
 		if e.Text != "" {
-			return s, fmt.Errorf("%w: delete takes no text", ErrBadArguments)
+			return s, fmt.Errorf("%w: delete takes no text", mcpkit.ErrBadArguments)
 		}
 	default:
-		return s, fmt.Errorf("%w: op %q is not replace, insert_before, insert_after or delete", ErrBadArguments, e.Op)
+		return s, fmt.Errorf("%w: op %q is not replace, insert_before, insert_after or delete", mcpkit.ErrBadArguments, e.Op)
 	}
 	if e.Find == "" {
-		return s, fmt.Errorf("%w: find must be non-empty exact text", ErrBadArguments)
+		return s, fmt.Errorf("%w: find must be non-empty exact text", mcpkit.ErrBadArguments)
 	}
 	which, idx, err := parseWhich(e.Which)
 	if err != nil {
@@ -113,11 +115,11 @@ func parseWhich(raw json.RawMessage) (string, int, error) {
 		case "only", "first", "last":
 			return s, 0, nil
 		}
-		return "", 0, fmt.Errorf("%w: which %q is not \"only\", \"first\", \"last\" or a zero-based index", ErrBadArguments, s)
+		return "", 0, fmt.Errorf("%w: which %q is not \"only\", \"first\", \"last\" or a zero-based index", mcpkit.ErrBadArguments, s)
 	}
 	n, err := strconv.Atoi(t)
 	if err != nil || n < 0 {
-		return "", 0, fmt.Errorf("%w: which %s is not \"only\", \"first\", \"last\" or a zero-based index", ErrBadArguments, t)
+		return "", 0, fmt.Errorf("%w: which %s is not \"only\", \"first\", \"last\" or a zero-based index", mcpkit.ErrBadArguments, t)
 	}
 	return "index", n, nil
 }

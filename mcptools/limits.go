@@ -3,6 +3,7 @@ package mcptools
 import (
 	"time"
 
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/textsearch"
 )
 
@@ -10,8 +11,9 @@ import (
 // them. grep's scan limits are textsearch's (MaxPatternBytes 4 KiB,
 // MaxFiles 10,000, MaxScanBytes 32 MiB, MaxOutputBytes 1 MiB).
 const (
-	// MaxInputLineBytes bounds one JSON-RPC input line, envelope included.
-	MaxInputLineBytes = 1 << 20 // 1 MiB
+	// MaxInputLineBytes bounds one JSON-RPC input line, envelope included
+	// (the transport's limit, mcpkit.MaxInputLineBytes).
+	MaxInputLineBytes = mcpkit.MaxInputLineBytes
 	// MaxReadBytes bounds the file read_file reads.
 	MaxReadBytes = 4 << 20 // 4 MiB
 	// MaxWriteBytes bounds the content write_file and edit_tool write (the
@@ -50,9 +52,6 @@ const (
 	// MaxGuidanceBytes bounds the AGENTS.md / CLAUDE.md text workspace_info
 	// returns (truncated, with a flag, past it).
 	MaxGuidanceBytes = 64 << 10 // 64 KiB
-	// ShutdownGrace is how long requests still running when stdin closes
-	// may take before they are cancelled.
-	ShutdownGrace = 2 * time.Second
 	// MaxBranchBytes bounds worktree_create's branch name.
 	MaxBranchBytes = 255
 	// WorktreeGitTimeout bounds each git command of worktree_create and

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // ServerName is the implementation name `tv mcp local` reports.
@@ -40,7 +42,7 @@ type Config struct {
 type Local struct {
 	cfg       Config
 	launch    string
-	validator *Validator
+	validator *mcpkit.Validator
 	root      atomic.Pointer[cachedRoot] // the launch workspace for read_file (openRead)
 	created   sync.Map                   // worktree path → branch, made by worktree_create
 }
@@ -70,7 +72,7 @@ func New(cfg Config) (*Local, error) {
 			return nil, fmt.Errorf("--require-branch %q: %w", cfg.RequireBranch, err)
 		}
 	}
-	v, err := NewValidator(Tools())
+	v, err := mcpkit.NewValidator(Tools())
 	if err != nil {
 		return nil, err
 	}
@@ -82,29 +84,34 @@ func (l *Local) LaunchDir() string { return l.launch }
 
 // localTool pairs a spec with its handler.
 type localTool struct {
-	Spec
+	mcpkit.Spec
 	run func(l *Local, ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error)
 }
 
 // localTools is the one ordered tool list: it feeds the server, the
-// tests, the schema snapshots and the README table.
-var localTools = []localTool{
-	{workspaceListSpec, (*Local).workspaceList},
-	{workspaceInfoSpec, (*Local).workspaceInfo},
-	{readFileSpec, (*Local).readFile},
-	{listDirectorySpec, (*Local).listDirectory},
-	{grepSpec, (*Local).grep},
-	{writeFileSpec, (*Local).writeFile},
-	{editToolSpec, (*Local).editTool},
-	{executeBashSpec, (*Local).executeBash},
-	{worktreeCreateSpec, (*Local).worktreeCreate},
-	{worktreeRemoveSpec, (*Local).worktreeRemove},
-}
+// tests, the schema snapshots and the README table. It and the specs are
+// built on first use, not at init: every tv command pays for package
+// init (cmd/tv's TestStartupInitCost).
+var localTools = sync.OnceValue(func() []localTool {
+	return []localTool{
+		{workspaceListSpec(), (*Local).workspaceList},
+		{workspaceInfoSpec(), (*Local).workspaceInfo},
+		{readFileSpec(), (*Local).readFile},
+		{listDirectorySpec(), (*Local).listDirectory},
+		{grepSpec(), (*Local).grep},
+		{writeFileSpec(), (*Local).writeFile},
+		{editToolSpec(), (*Local).editTool},
+		{executeBashSpec(), (*Local).executeBash},
+		{worktreeCreateSpec(), (*Local).worktreeCreate},
+		{worktreeRemoveSpec(), (*Local).worktreeRemove},
+	}
+})
 
 // Tools returns the local server's tool specs, in list order.
-func Tools() []Spec {
-	out := make([]Spec, len(localTools))
-	for i, t := range localTools {
+func Tools() []mcpkit.Spec {
+	tools := localTools()
+	out := make([]mcpkit.Spec, len(tools))
+	for i, t := range tools {
 		out[i] = t.Spec
 	}
 	return out
@@ -112,8 +119,8 @@ func Tools() []Spec {
 
 // MCPServer returns the SDK server of every tool, listed in list order.
 func (l *Local) MCPServer() *mcp.Server {
-	srv := NewServer(ServerOptions{Name: ServerName, Version: l.cfg.Version, Instructions: instructions, Order: names(Tools())})
-	for _, t := range localTools {
+	srv := mcpkit.NewServer(mcpkit.ServerOptions{Name: ServerName, Version: l.cfg.Version, Instructions: instructions, Order: names(Tools())})
+	for _, t := range localTools() {
 		srv.AddTool(t.MCPTool(), Handler(l.validator, t.Name, l.runFunc(t)))
 	}
 	return srv
@@ -133,18 +140,18 @@ type RunFunc func(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult
 // are first validated against the tool's input schema by v (server-side;
 // a refusal names the offending member), then passed to run; an error it
 // returns becomes an isError result "<tool> failed: <error>".
-func Handler(v *Validator, name string, run RunFunc) mcp.ToolHandler {
+func Handler(v *mcpkit.Validator, name string, run RunFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.Params.Arguments
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			raw = json.RawMessage("{}") // absent arguments
 		}
 		if err := v.Validate(name, raw); err != nil {
-			return Failure("%s refused the call: %v", name, err), nil
+			return mcpkit.Failure("%s refused the call: %v", name, err), nil
 		}
 		res, err := run(ctx, raw)
 		if err != nil {
-			return Failure("%s failed: %v", name, err), nil
+			return mcpkit.Failure("%s failed: %v", name, err), nil
 		}
 		return res, nil
 	}
@@ -155,16 +162,16 @@ const instructions = `Local workspace tools. Workspaces: "launch" (the directory
 // Serve runs the server over stdio (in, out) until in is closed or ctx
 // ends; diagnostics go to logw.
 func (l *Local) Serve(ctx context.Context, in io.Reader, out, logw io.Writer) error {
-	return Serve(ctx, l.MCPServer(), in, out, logw)
+	return mcpkit.Serve(ctx, l.MCPServer(), in, out, logw)
 }
 
 // success wraps data for workspace w.
 func (l *Local) success(w workspace, data any) (*mcp.CallToolResult, error) {
-	return Success(l.cfg.Now(), w.WorkspaceRef, data)
+	return mcpkit.Success(l.cfg.Now(), w.WorkspaceRef, data)
 }
 
 // names returns the specs' names, in order.
-func names(specs []Spec) []string {
+func names(specs []mcpkit.Spec) []string {
 	out := make([]string, len(specs))
 	for i, s := range specs {
 		out[i] = s.Name

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/mcptools/internal/golden"
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // TestToolSnapshots compares each tool's definition (as tools/list sends
@@ -22,7 +23,7 @@ func TestToolSnapshots(t *testing.T) {
 // TestToolsReadme fails when README.tools.md is not what the tool list
 // generates (go generate ./mcptools rewrites it).
 func TestToolsReadme(t *testing.T) {
-	golden.File(t, "README.tools.md", ToolsMarkdown(Tools()), "run go generate ./mcptools")
+	golden.File(t, "README.tools.md", mcpkit.ToolsMarkdown(Tools()), "run go generate ./mcptools")
 }
 
 // TestSpecsStrict checks every tool is strict and fully annotated.

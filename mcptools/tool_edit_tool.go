@@ -9,47 +9,52 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/wsfs"
 )
 
-var editSchema = Object(Schema{
-	"op":   With(Str("replace, insert_before, insert_after or delete"), "enum", []string{OpReplace, OpInsertBefore, OpInsertAfter, OpDelete}),
-	"find": With(Str("exact, non-empty text to find (whitespace included)"), "minLength", 1),
-	"text": Str("replacement or inserted text; non-empty for replace and insert, absent for delete"),
-	"which": Schema{
-		"description": `which match: "only" (default; exactly one match required), "first", "last" or a zero-based match index`,
-		"oneOf": []Schema{
-			{"type": "string", "enum": []string{"only", "first", "last"}},
-			{"type": "integer", "minimum": 0},
+func editSchema() mcpkit.Schema {
+	return mcpkit.Object(mcpkit.Schema{
+		"op":   mcpkit.With(mcpkit.Str("replace, insert_before, insert_after or delete"), "enum", []string{OpReplace, OpInsertBefore, OpInsertAfter, OpDelete}),
+		"find": mcpkit.With(mcpkit.Str("exact, non-empty text to find (whitespace included)"), "minLength", 1),
+		"text": mcpkit.Str("replacement or inserted text; non-empty for replace and insert, absent for delete"),
+		"which": mcpkit.Schema{
+			"description": `which match: "only" (default; exactly one match required), "first", "last" or a zero-based match index`,
+			"oneOf": []mcpkit.Schema{
+				{"type": "string", "enum": []string{"only", "first", "last"}},
+				{"type": "integer", "minimum": 0},
+			},
+			"default": "only",
 		},
-		"default": "only",
-	},
-}, "op", "find")
+	}, "op", "find")
+}
 
-var editToolSpec = Spec{
-	Name:  "edit_tool",
-	Title: "Edit file",
-	Description: fmt.Sprintf("Edits a text file of a workspace by exact find text: replace, insert_before, insert_after or delete, 1 to %d edits (MaxEdits) applied in order, all or nothing. ", MaxEdits) +
-		"which selects the match: only (default; zero or several matches is an error listing the matching line numbers), first, last or a zero-based index. " +
-		fmt.Sprintf("The write is atomic; with expected_sha256 it is refused, changing nothing, when the file is no longer that version. Returns a unified diff (at most %d bytes, MaxDiffBytes). Obeys the branch gate (--require-branch).", MaxDiffBytes),
-	Input: Object(Schema{
-		"path":            Str("file path relative to the workspace root"),
-		"edits":           With(Array(editSchema, "edits, applied in order"), "minItems", 1, "maxItems", MaxEdits),
-		"workspace":       workspaceArg,
-		"expected_sha256": expectedSHAArg,
-	}, "path", "edits"),
-	Data: OpenObject(Schema{
-		"path":            Str("cleaned workspace-relative path"),
-		"edits_applied":   Int("edits applied"),
-		"previous_sha256": Str("SHA-256 before the edits"),
-		"sha256":          Str("SHA-256 after the edits"),
-		"bytes":           Int("new size"),
-		"diff":            Str("unified diff of the change"),
-		"diff_truncated":  Bool("the diff was cut at MaxDiffBytes"),
-	}, "path", "edits_applied", "previous_sha256", "sha256", "bytes", "diff", "diff_truncated"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
-	Gated:       true,
+func editToolSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "edit_tool",
+		Title: "Edit file",
+		Description: fmt.Sprintf("Edits a text file of a workspace by exact find text: replace, insert_before, insert_after or delete, 1 to %d edits (MaxEdits) applied in order, all or nothing. ", MaxEdits) +
+			"which selects the match: only (default; zero or several matches is an error listing the matching line numbers), first, last or a zero-based index. " +
+			fmt.Sprintf("The write is atomic; with expected_sha256 it is refused, changing nothing, when the file is no longer that version. Returns a unified diff (at most %d bytes, MaxDiffBytes). Obeys the branch gate (--require-branch).", MaxDiffBytes),
+		Input: mcpkit.Object(mcpkit.Schema{
+			"path":            mcpkit.Str("file path relative to the workspace root"),
+			"edits":           mcpkit.With(mcpkit.Array(editSchema(), "edits, applied in order"), "minItems", 1, "maxItems", MaxEdits),
+			"workspace":       workspaceArg(),
+			"expected_sha256": expectedSHAArg(),
+		}, "path", "edits"),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"path":            mcpkit.Str("cleaned workspace-relative path"),
+			"edits_applied":   mcpkit.Int("edits applied"),
+			"previous_sha256": mcpkit.Str("SHA-256 before the edits"),
+			"sha256":          mcpkit.Str("SHA-256 after the edits"),
+			"bytes":           mcpkit.Int("new size"),
+			"diff":            mcpkit.Str("unified diff of the change"),
+			"diff_truncated":  mcpkit.Bool("the diff was cut at MaxDiffBytes"),
+		}, "path", "edits_applied", "previous_sha256", "sha256", "bytes", "diff", "diff_truncated"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+		Gated:       true,
+	}
 }
 
 type editToolArgs struct {
@@ -71,7 +76,7 @@ type editToolData struct {
 
 func (l *Local) editTool(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a editToolArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	w, f, err := l.openGated(a.Workspace)

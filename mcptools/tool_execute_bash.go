@@ -13,31 +13,35 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var executeBashSpec = Spec{
-	Name:  "execute_bash",
-	Title: "Run bash command",
-	Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; when bash exits, and at the timeout (default %d s, range %d-%d), the whole group is killed: background jobs do not outlive the command (setsid escapes this). ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
-		fmt.Sprintf("Combined stdout/stderr is capped at %d bytes (MaxBashOutputBytes), keeping head and tail with a marker where cut. Command at most %d bytes. A nonzero exit is an error unless allow_nonzero_exit. ", MaxBashOutputBytes, MaxCommandBytes) +
-		"Not a sandbox: the command can reach anything the server's user can. Obeys the branch gate (--require-branch).",
-	Input: Object(Schema{
-		"command":            With(Str("bash command line"), "minLength", 1, "maxLength", MaxCommandBytes),
-		"workspace":          workspaceArg,
-		"cwd":                With(Str("working directory relative to the workspace root (default .)"), "default", "."),
-		"timeout_seconds":    With(Int("seconds before the process group is killed, 1-45 (default 30)"), "minimum", MinTimeoutSeconds, "maximum", MaxTimeoutSeconds, "default", DefaultTimeoutSeconds),
-		"allow_nonzero_exit": With(Bool("a nonzero exit status is not an error (default false)"), "default", false),
-	}, "command"),
-	Data: OpenObject(Schema{
-		"exit_code":   Int("exit status; 128+signal when killed by a signal"),
-		"output":      Str("combined stdout and stderr"),
-		"truncated":   Bool("output was cut to MaxBashOutputBytes (head and tail kept)"),
-		"timed_out":   Bool("the timeout killed the process group"),
-		"duration_ms": Int("wall time in milliseconds"),
-	}, "exit_code", "output", "truncated", "timed_out", "duration_ms"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
-	Gated:       true,
+func executeBashSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "execute_bash",
+		Title: "Run bash command",
+		Description: fmt.Sprintf("Runs `bash -c command` in a workspace (or its workspace-relative cwd), in its own process group; when bash exits, and at the timeout (default %d s, range %d-%d), the whole group is killed: background jobs do not outlive the command (setsid escapes this). ", DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds) +
+			fmt.Sprintf("Combined stdout/stderr is capped at %d bytes (MaxBashOutputBytes), keeping head and tail with a marker where cut. Command at most %d bytes. A nonzero exit is an error unless allow_nonzero_exit. ", MaxBashOutputBytes, MaxCommandBytes) +
+			"Not a sandbox: the command can reach anything the server's user can. Obeys the branch gate (--require-branch).",
+		Input: mcpkit.Object(mcpkit.Schema{
+			"command":            mcpkit.With(mcpkit.Str("bash command line"), "minLength", 1, "maxLength", MaxCommandBytes),
+			"workspace":          workspaceArg(),
+			"cwd":                mcpkit.With(mcpkit.Str("working directory relative to the workspace root (default .)"), "default", "."),
+			"timeout_seconds":    mcpkit.With(mcpkit.Int("seconds before the process group is killed, 1-45 (default 30)"), "minimum", MinTimeoutSeconds, "maximum", MaxTimeoutSeconds, "default", DefaultTimeoutSeconds),
+			"allow_nonzero_exit": mcpkit.With(mcpkit.Bool("a nonzero exit status is not an error (default false)"), "default", false),
+		}, "command"),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"exit_code":   mcpkit.Int("exit status; 128+signal when killed by a signal"),
+			"output":      mcpkit.Str("combined stdout and stderr"),
+			"truncated":   mcpkit.Bool("output was cut to MaxBashOutputBytes (head and tail kept)"),
+			"timed_out":   mcpkit.Bool("the timeout killed the process group"),
+			"duration_ms": mcpkit.Int("wall time in milliseconds"),
+		}, "exit_code", "output", "truncated", "timed_out", "duration_ms"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		Gated:       true,
+	}
 }
 
 type executeBashArgs struct {
@@ -61,7 +65,7 @@ type BashResult struct {
 
 func (l *Local) executeBash(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a executeBashArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	timeout, err := intArg("timeout_seconds", a.TimeoutSeconds, DefaultTimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds)
@@ -70,11 +74,11 @@ func (l *Local) executeBash(ctx context.Context, raw json.RawMessage) (*mcp.Call
 	}
 	switch {
 	case strings.TrimSpace(a.Command) == "":
-		return nil, fmt.Errorf("%w: command is empty", ErrBadArguments)
+		return nil, fmt.Errorf("%w: command is empty", mcpkit.ErrBadArguments)
 	case len(a.Command) > MaxCommandBytes:
-		return nil, fmt.Errorf("%w: command is %d bytes, over the %d-byte limit (MaxCommandBytes)", ErrBadArguments, len(a.Command), MaxCommandBytes)
+		return nil, fmt.Errorf("%w: command is %d bytes, over the %d-byte limit (MaxCommandBytes)", mcpkit.ErrBadArguments, len(a.Command), MaxCommandBytes)
 	case strings.IndexByte(a.Command, 0) >= 0:
-		return nil, fmt.Errorf("%w: command contains a NUL byte", ErrBadArguments)
+		return nil, fmt.Errorf("%w: command contains a NUL byte", mcpkit.ErrBadArguments)
 	}
 	w, f, err := l.openGated(a.Workspace)
 	if err != nil {

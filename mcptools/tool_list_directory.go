@@ -11,38 +11,45 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/ignore"
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/wsfs"
 )
 
-var ignoreArg = With(Array(Str("gitignore-style pattern"), fmt.Sprintf("additional gitignore-style patterns to skip (at most %d)", MaxIgnorePatterns)), "maxItems", MaxIgnorePatterns)
+func ignoreArg() mcpkit.Schema {
+	return mcpkit.With(mcpkit.Array(mcpkit.Str("gitignore-style pattern"), fmt.Sprintf("additional gitignore-style patterns to skip (at most %d)", MaxIgnorePatterns)), "maxItems", MaxIgnorePatterns)
+}
 
-var includeIgnoredArg = With(Bool("also show what .gitignore (nested, .git/info/exclude) and the default set ("+strings.Join(ignore.DefaultPatterns, ", ")+") skip (default false)"), "default", false)
+func includeIgnoredArg() mcpkit.Schema {
+	return mcpkit.With(mcpkit.Bool("also show what .gitignore (nested, .git/info/exclude) and the default set ("+strings.Join(ignore.DefaultPatterns, ", ")+") skip (default false)"), "default", false)
+}
 
-var listDirectorySpec = Spec{
-	Name:  "list_directory",
-	Title: "List directory",
-	Description: fmt.Sprintf("Lists a directory of a workspace to a depth of 1-8 (default 1), at most %d entries (MaxListEntries), sorted, with each entry's type and size. ", MaxListEntries) +
-		"Skips what .gitignore files (nested ones and .git/info/exclude included) ignore and the default set (" + strings.Join(ignore.DefaultPatterns, ", ") + ") unless include_ignored; ignore adds patterns. Symlinks are listed, never followed.",
-	Input: Object(Schema{
-		"path":            With(Str("directory relative to the workspace root (default .)"), "default", "."),
-		"workspace":       workspaceArg,
-		"depth":           With(Int("levels to descend, 1-8 (default 1)"), "minimum", MinListDepth, "maximum", MaxListDepth, "default", DefaultListDepth),
-		"include_ignored": includeIgnoredArg,
-		"ignore":          ignoreArg,
-	}),
-	Data: OpenObject(Schema{
-		"path":  Str("cleaned directory path"),
-		"depth": Int("depth listed"),
-		"entries": Array(OpenObject(Schema{
-			"path": Str("workspace-relative path"),
-			"type": With(Str("entry type"), "enum", []string{"file", "dir", "symlink", "fifo", "socket", "device", "char-device", "other"}),
-			"size": Int("size in bytes (files)"),
-		}, "path", "type", "size"), "entries, depth-first, sorted by name"),
-		"truncated":       Bool("the MaxListEntries cap was reached"),
-		"include_ignored": Bool("ignore rules were off"),
-	}, "path", "depth", "entries", "truncated", "include_ignored"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func listDirectorySpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "list_directory",
+		Title: "List directory",
+		Description: fmt.Sprintf("Lists a directory of a workspace to a depth of 1-8 (default 1), at most %d entries (MaxListEntries), sorted, with each entry's type and size. ", MaxListEntries) +
+			"Skips what .gitignore files (nested ones and .git/info/exclude included) ignore and the default set (" + strings.Join(ignore.DefaultPatterns, ", ") + ") unless include_ignored; ignore adds patterns. Symlinks are listed, never followed.",
+		Input: mcpkit.Object(mcpkit.Schema{
+			"path":            mcpkit.With(mcpkit.Str("directory relative to the workspace root (default .)"), "default", "."),
+			"workspace":       workspaceArg(),
+			"depth":           mcpkit.With(mcpkit.Int("levels to descend, 1-8 (default 1)"), "minimum", MinListDepth, "maximum", MaxListDepth, "default", DefaultListDepth),
+			"include_ignored": includeIgnoredArg(),
+			"ignore":          ignoreArg(),
+		}),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"path":  mcpkit.Str("cleaned directory path"),
+			"depth": mcpkit.Int("depth listed"),
+			"entries": mcpkit.Array(mcpkit.OpenObject(mcpkit.Schema{
+				"path": mcpkit.Str("workspace-relative path"),
+				"type": mcpkit.With(mcpkit.Str("entry type"), "enum", []string{"file", "dir", "symlink", "fifo", "socket", "device", "char-device", "other"}),
+				"size": mcpkit.Int("size in bytes (files)"),
+			}, "path", "type", "size"), "entries, depth-first, sorted by name"),
+			"truncated":       mcpkit.Bool("the MaxListEntries cap was reached"),
+			"include_ignored": mcpkit.Bool("ignore rules were off"),
+		}, "path", "depth", "entries", "truncated", "include_ignored"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type listDirectoryArgs struct {
@@ -69,7 +76,7 @@ type listDirectoryData struct {
 
 func (l *Local) listDirectory(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a listDirectoryArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	depth, err := intArg("depth", a.Depth, DefaultListDepth, MinListDepth, MaxListDepth)
@@ -103,7 +110,7 @@ func cmp(s, def string) string {
 // newMatcher builds the ignore matcher of a listing or search.
 func newMatcher(f *wsfs.FS, includeIgnored bool, extra []string) (*ignore.Matcher, error) {
 	if len(extra) > MaxIgnorePatterns {
-		return nil, fmt.Errorf("%w: %d ignore patterns given, at most %d (MaxIgnorePatterns)", ErrBadArguments, len(extra), MaxIgnorePatterns)
+		return nil, fmt.Errorf("%w: %d ignore patterns given, at most %d (MaxIgnorePatterns)", mcpkit.ErrBadArguments, len(extra), MaxIgnorePatterns)
 	}
 	return ignore.NewMatcher(f.Root(), ignore.Options{Defaults: !includeIgnored, GitIgnore: !includeIgnored, Extra: extra})
 }

@@ -11,34 +11,37 @@ import (
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/wsfs"
 )
 
-var readFileSpec = Spec{
-	Name:  "read_file",
-	Title: "Read file",
-	Description: fmt.Sprintf("Reads a UTF-8 text file of a workspace (at most %d bytes, MaxReadBytes), whole or the lines start_line..end_line (1-based, inclusive), optionally with line numbers. ", MaxReadBytes) +
-		"Returns the content, the file's total line count and its sha256 (pass it as expected_sha256 to write_file or edit_tool to refuse a write if the file changed meanwhile). " +
-		"path is relative to the workspace root; absolute paths, .. and symlinks are refused.",
-	Input: Object(Schema{
-		"path":         Str("file path relative to the workspace root"),
-		"workspace":    workspaceArg,
-		"start_line":   With(Int("first line to return, 1-based (default 1)"), "minimum", 1),
-		"end_line":     With(Int("last line to return, inclusive (default: the last line)"), "minimum", 1),
-		"line_numbers": With(Bool("prefix each line with its number and a tab (default false)"), "default", false),
-	}, "path"),
-	Data: OpenObject(Schema{
-		"path":         Str("cleaned workspace-relative path"),
-		"content":      Str("the selected lines, numbered when line_numbers is true"),
-		"start_line":   Int("first line returned (0 when the file is empty)"),
-		"end_line":     Int("last line returned (0 when the file is empty)"),
-		"total_lines":  Int("lines in the whole file"),
-		"size":         Int("file size in bytes"),
-		"sha256":       Str("SHA-256 of the whole file, hex"),
-		"line_numbers": Bool("content carries line numbers"),
-	}, "path", "content", "start_line", "end_line", "total_lines", "size", "sha256", "line_numbers"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func readFileSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "read_file",
+		Title: "Read file",
+		Description: fmt.Sprintf("Reads a UTF-8 text file of a workspace (at most %d bytes, MaxReadBytes), whole or the lines start_line..end_line (1-based, inclusive), optionally with line numbers. ", MaxReadBytes) +
+			"Returns the content, the file's total line count and its sha256 (pass it as expected_sha256 to write_file or edit_tool to refuse a write if the file changed meanwhile). " +
+			"path is relative to the workspace root; absolute paths, .. and symlinks are refused.",
+		Input: mcpkit.Object(mcpkit.Schema{
+			"path":         mcpkit.Str("file path relative to the workspace root"),
+			"workspace":    workspaceArg(),
+			"start_line":   mcpkit.With(mcpkit.Int("first line to return, 1-based (default 1)"), "minimum", 1),
+			"end_line":     mcpkit.With(mcpkit.Int("last line to return, inclusive (default: the last line)"), "minimum", 1),
+			"line_numbers": mcpkit.With(mcpkit.Bool("prefix each line with its number and a tab (default false)"), "default", false),
+		}, "path"),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"path":         mcpkit.Str("cleaned workspace-relative path"),
+			"content":      mcpkit.Str("the selected lines, numbered when line_numbers is true"),
+			"start_line":   mcpkit.Int("first line returned (0 when the file is empty)"),
+			"end_line":     mcpkit.Int("last line returned (0 when the file is empty)"),
+			"total_lines":  mcpkit.Int("lines in the whole file"),
+			"size":         mcpkit.Int("file size in bytes"),
+			"sha256":       mcpkit.Str("SHA-256 of the whole file, hex"),
+			"line_numbers": mcpkit.Bool("content carries line numbers"),
+		}, "path", "content", "start_line", "end_line", "total_lines", "size", "sha256", "line_numbers"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type readFileArgs struct {
@@ -62,7 +65,7 @@ type readFileData struct {
 
 func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a readFileArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	w, f, release, err := l.openRead(a.Workspace)

@@ -8,28 +8,33 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/wsfs"
 )
 
-var workspaceArg = With(Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`), "default", KindLaunch)
+func workspaceArg() mcpkit.Schema {
+	return mcpkit.With(mcpkit.Str(`workspace ID from workspace_list: "launch" (default), "worktree:/abs/path" or "checkout:/abs/path"`), "default", KindLaunch)
+}
 
-var workspaceInfoSpec = Spec{
-	Name:  "workspace_info",
-	Title: "Workspace info",
-	Description: "Returns one workspace (default launch): its root path, kind, git branch, HEAD and dirty flag, and the text of its root guidance file (AGENTS.md, else CLAUDE.md), " +
-		fmt.Sprintf("truncated at %d bytes (MaxGuidanceBytes) with a flag. Read the guidance before changing the workspace.", MaxGuidanceBytes),
-	Input: Object(Schema{"workspace": workspaceArg}),
-	Data: OpenObject(Schema{
-		"workspace": workspaceEntrySchema,
-		"guidance_text": Nullable(OpenObject(Schema{
-			"file":      Str("AGENTS.md or CLAUDE.md"),
-			"text":      Str("the guidance, at most MaxGuidanceBytes"),
-			"bytes":     Int("the file's full size"),
-			"truncated": Bool("text is the file's start only"),
-		}, "file", "text", "bytes", "truncated")),
-	}, "workspace", "guidance_text"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func workspaceInfoSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "workspace_info",
+		Title: "Workspace info",
+		Description: "Returns one workspace (default launch): its root path, kind, git branch, HEAD and dirty flag, and the text of its root guidance file (AGENTS.md, else CLAUDE.md), " +
+			fmt.Sprintf("truncated at %d bytes (MaxGuidanceBytes) with a flag. Read the guidance before changing the workspace.", MaxGuidanceBytes),
+		Input: mcpkit.Object(mcpkit.Schema{"workspace": workspaceArg()}),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"workspace": workspaceEntrySchema(),
+			"guidance_text": mcpkit.Nullable(mcpkit.OpenObject(mcpkit.Schema{
+				"file":      mcpkit.Str("AGENTS.md or CLAUDE.md"),
+				"text":      mcpkit.Str("the guidance, at most MaxGuidanceBytes"),
+				"bytes":     mcpkit.Int("the file's full size"),
+				"truncated": mcpkit.Bool("text is the file's start only"),
+			}, "file", "text", "bytes", "truncated")),
+		}, "workspace", "guidance_text"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type workspaceInfoArgs struct {
@@ -50,7 +55,7 @@ type workspaceInfoData struct {
 
 func (l *Local) workspaceInfo(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a workspaceInfoArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	w, err := l.resolve(a.Workspace)

@@ -5,22 +5,26 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var workspaceListSpec = Spec{
-	Name:  "workspace_list",
-	Title: "List workspaces",
-	Description: "Lists the workspaces this server can work in, resolved now: the launch directory (launch), the other git worktrees of its repository (worktree:/abs/path) and the mounted tv checkouts (checkout:/abs/path; TV_WORKSPACE_PATHS replaces the mount registry when set). " +
-		"Each has its root, kind, git branch and HEAD, dirty flag and whether root guidance (AGENTS.md, else CLAUDE.md) exists. Takes no arguments.",
-	Input: Object(Schema{}),
-	Data: OpenObject(Schema{
-		"workspaces":      Array(workspaceEntrySchema, "every current workspace, launch first"),
-		"missing":         Array(OpenObject(Schema{"path": Str("entry"), "error": Str("why it is not a workspace")}, "path", "error"), "TV_WORKSPACE_PATHS entries that are not directories"),
-		"problems":        Array(Str(""), "non-fatal problems reading the mount registry"),
-		"checkout_source": Str(`where checkouts came from: "registry" or "TV_WORKSPACE_PATHS"`),
-	}, "workspaces", "missing", "problems", "checkout_source"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+func workspaceListSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "workspace_list",
+		Title: "List workspaces",
+		Description: "Lists the workspaces this server can work in, resolved now: the launch directory (launch), the other git worktrees of its repository (worktree:/abs/path) and the mounted tv checkouts (checkout:/abs/path; TV_WORKSPACE_PATHS replaces the mount registry when set). " +
+			"Each has its root, kind, git branch and HEAD, dirty flag and whether root guidance (AGENTS.md, else CLAUDE.md) exists. Takes no arguments.",
+		Input: mcpkit.Object(mcpkit.Schema{}),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"workspaces":      mcpkit.Array(workspaceEntrySchema(), "every current workspace, launch first"),
+			"missing":         mcpkit.Array(mcpkit.OpenObject(mcpkit.Schema{"path": mcpkit.Str("entry"), "error": mcpkit.Str("why it is not a workspace")}, "path", "error"), "TV_WORKSPACE_PATHS entries that are not directories"),
+			"problems":        mcpkit.Array(mcpkit.Str(""), "non-fatal problems reading the mount registry"),
+			"checkout_source": mcpkit.Str(`where checkouts came from: "registry" or "TV_WORKSPACE_PATHS"`),
+		}, "workspaces", "missing", "problems", "checkout_source"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+	}
 }
 
 type workspaceListArgs struct{}
@@ -33,7 +37,7 @@ type workspaceListData struct {
 }
 
 func (l *Local) workspaceList(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	if err := DecodeArgs(raw, &workspaceListArgs{}); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &workspaceListArgs{}); err != nil {
 		return nil, err
 	}
 	c := l.catalog()

@@ -13,28 +13,32 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var worktreeCreateSpec = Spec{
-	Name:  "worktree_create",
-	Title: "Create a staging worktree",
-	Description: "Makes a new linked git worktree of the launch repository on a new branch (git worktree add), so a branch-gated agent can start its own work: " +
-		"call it with branch (with --require-branch it must match the glob), then use the returned workspace id (worktree:/abs/path) with the other tools. " +
-		"base is a commit-ish (default: the launch workspace's HEAD); path an absolute directory outside the launch repository (default: a sibling of it named <repo>-<branch with / as ->). " +
-		"Refuses an existing branch or path, a branch name git refuses (git check-ref-format), a base that does not resolve, and a launch directory that is not in a git repository. Available whether or not the branch gate matches.",
-	Input: Object(Schema{
-		"branch": With(Str(`new branch name, e.g. "agent/fix-1"`), "minLength", 1, "maxLength", MaxBranchBytes),
-		"base":   Str("commit-ish to start from (default: the launch workspace's HEAD)"),
-		"path":   Str("absolute path of the new worktree (default: a sibling of the launch repository)"),
-	}, "branch"),
-	Data: OpenObject(Schema{
-		"workspace": Str("workspace ID of the new worktree, worktree:/abs/path"),
-		"root":      Str("absolute path of the new worktree"),
-		"branch":    Str("the new branch"),
-		"head":      Str("its HEAD commit id"),
-	}, "workspace", "root", "branch", "head"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+func worktreeCreateSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "worktree_create",
+		Title: "Create a staging worktree",
+		Description: "Makes a new linked git worktree of the launch repository on a new branch (git worktree add), so a branch-gated agent can start its own work: " +
+			"call it with branch (with --require-branch it must match the glob), then use the returned workspace id (worktree:/abs/path) with the other tools. " +
+			"base is a commit-ish (default: the launch workspace's HEAD); path an absolute directory outside the launch repository (default: a sibling of it named <repo>-<branch with / as ->). " +
+			"Refuses an existing branch or path, a branch name git refuses (git check-ref-format), a base that does not resolve, and a launch directory that is not in a git repository. Available whether or not the branch gate matches.",
+		Input: mcpkit.Object(mcpkit.Schema{
+			"branch": mcpkit.With(mcpkit.Str(`new branch name, e.g. "agent/fix-1"`), "minLength", 1, "maxLength", MaxBranchBytes),
+			"base":   mcpkit.Str("commit-ish to start from (default: the launch workspace's HEAD)"),
+			"path":   mcpkit.Str("absolute path of the new worktree (default: a sibling of the launch repository)"),
+		}, "branch"),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"workspace": mcpkit.Str("workspace ID of the new worktree, worktree:/abs/path"),
+			"root":      mcpkit.Str("absolute path of the new worktree"),
+			"branch":    mcpkit.Str("the new branch"),
+			"head":      mcpkit.Str("its HEAD commit id"),
+		}, "workspace", "root", "branch", "head"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+	}
 }
 
 type worktreeCreateArgs struct {
@@ -56,7 +60,7 @@ var ErrWorktree = errors.New("worktree refused")
 
 func (l *Local) worktreeCreate(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a worktreeCreateArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	launch := l.launchWorkspace()

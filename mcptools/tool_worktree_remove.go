@@ -7,25 +7,29 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
-var worktreeRemoveSpec = Spec{
-	Name:  "worktree_remove",
-	Title: "Remove a staging worktree",
-	Description: "Removes a linked worktree this server created with worktree_create (git worktree remove), leaving its branch and commits. " +
-		"Refuses the launch workspace, any worktree this server did not create, and a worktree with uncommitted changes unless force is true.",
-	Input: Object(Schema{
-		"workspace": Str(`the worktree's workspace ID, worktree:/abs/path (as worktree_create returned it)`),
-		"force":     With(Bool("remove even with uncommitted changes, which are lost (default false)"), "default", false),
-	}, "workspace"),
-	Data: OpenObject(Schema{
-		"workspace": Str("workspace ID of the removed worktree"),
-		"root":      Str("its former path"),
-		"branch":    Str("its branch, which is kept"),
-		"forced":    Bool("removed with force"),
-	}, "workspace", "root", "branch"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+func worktreeRemoveSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "worktree_remove",
+		Title: "Remove a staging worktree",
+		Description: "Removes a linked worktree this server created with worktree_create (git worktree remove), leaving its branch and commits. " +
+			"Refuses the launch workspace, any worktree this server did not create, and a worktree with uncommitted changes unless force is true.",
+		Input: mcpkit.Object(mcpkit.Schema{
+			"workspace": mcpkit.Str(`the worktree's workspace ID, worktree:/abs/path (as worktree_create returned it)`),
+			"force":     mcpkit.With(mcpkit.Bool("remove even with uncommitted changes, which are lost (default false)"), "default", false),
+		}, "workspace"),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"workspace": mcpkit.Str("workspace ID of the removed worktree"),
+			"root":      mcpkit.Str("its former path"),
+			"branch":    mcpkit.Str("its branch, which is kept"),
+			"forced":    mcpkit.Bool("removed with force"),
+		}, "workspace", "root", "branch"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+	}
 }
 
 type worktreeRemoveArgs struct {
@@ -35,7 +39,7 @@ type worktreeRemoveArgs struct {
 
 func (l *Local) worktreeRemove(ctx context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a worktreeRemoveArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	dir, ok := strings.CutPrefix(a.Workspace, KindWorktree+":")

@@ -6,32 +6,37 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/wsfs"
 )
 
-var expectedSHAArg = With(Str("refuse, changing nothing, unless the file's current SHA-256 (hex, as read_file returns it) is this"), "pattern", "^[0-9a-fA-F]{64}$")
+func expectedSHAArg() mcpkit.Schema {
+	return mcpkit.With(mcpkit.Str("refuse, changing nothing, unless the file's current SHA-256 (hex, as read_file returns it) is this"), "pattern", "^[0-9a-fA-F]{64}$")
+}
 
-var writeFileSpec = Spec{
-	Name:  "write_file",
-	Title: "Write file",
-	Description: fmt.Sprintf("Creates or replaces a file of a workspace with content, atomically (temporary file, fsync, rename), keeping an existing file's mode; missing parent directories are created. Content up to %d bytes (MaxWriteBytes), subject to the %d-byte input-line limit. ", MaxWriteBytes, MaxInputLineBytes) +
-		"With expected_sha256 the write is refused, changing nothing, when the file is no longer that version. Writes into .git, through symlinks, or over special files are refused. Obeys the branch gate (--require-branch).",
-	Input: Object(Schema{
-		"path":            Str("file path relative to the workspace root"),
-		"content":         Str("the complete new content"),
-		"workspace":       workspaceArg,
-		"expected_sha256": expectedSHAArg,
-	}, "path", "content"),
-	Data: OpenObject(Schema{
-		"path":    Str("cleaned workspace-relative path"),
-		"bytes":   Int("bytes written"),
-		"sha256":  Str("SHA-256 of the new content"),
-		"created": Bool("the file did not exist before"),
-		"mode":    Str("permission bits, octal"),
-	}, "path", "bytes", "sha256", "created", "mode"),
-	Workspace:   workspaceRefSchema,
-	Annotations: Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false},
-	Gated:       true,
+func writeFileSpec() mcpkit.Spec {
+	return mcpkit.Spec{
+		Name:  "write_file",
+		Title: "Write file",
+		Description: fmt.Sprintf("Creates or replaces a file of a workspace with content, atomically (temporary file, fsync, rename), keeping an existing file's mode; missing parent directories are created. Content up to %d bytes (MaxWriteBytes), subject to the %d-byte input-line limit. ", MaxWriteBytes, mcpkit.MaxInputLineBytes) +
+			"With expected_sha256 the write is refused, changing nothing, when the file is no longer that version. Writes into .git, through symlinks, or over special files are refused. Obeys the branch gate (--require-branch).",
+		Input: mcpkit.Object(mcpkit.Schema{
+			"path":            mcpkit.Str("file path relative to the workspace root"),
+			"content":         mcpkit.Str("the complete new content"),
+			"workspace":       workspaceArg(),
+			"expected_sha256": expectedSHAArg(),
+		}, "path", "content"),
+		Data: mcpkit.OpenObject(mcpkit.Schema{
+			"path":    mcpkit.Str("cleaned workspace-relative path"),
+			"bytes":   mcpkit.Int("bytes written"),
+			"sha256":  mcpkit.Str("SHA-256 of the new content"),
+			"created": mcpkit.Bool("the file did not exist before"),
+			"mode":    mcpkit.Str("permission bits, octal"),
+		}, "path", "bytes", "sha256", "created", "mode"),
+		Workspace:   workspaceRefSchema(),
+		Annotations: mcpkit.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false},
+		Gated:       true,
+	}
 }
 
 type writeFileArgs struct {
@@ -51,11 +56,11 @@ type writeFileData struct {
 
 func (l *Local) writeFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var a writeFileArgs
-	if err := DecodeArgs(raw, &a); err != nil {
+	if err := mcpkit.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
 	if a.Content == nil {
-		return nil, fmt.Errorf("%w: content is required (use \"\" for an empty file)", ErrBadArguments)
+		return nil, fmt.Errorf("%w: content is required (use \"\" for an empty file)", mcpkit.ErrBadArguments)
 	}
 	w, f, err := l.openGated(a.Workspace)
 	if err != nil {

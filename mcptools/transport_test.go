@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // rawSession serves a fresh local server over pipes and exchanges raw
@@ -234,20 +236,20 @@ func TestTransportListChanged2026(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(ServerOptions{Name: "t", ListChanged: true})
-	for _, tl := range localTools {
+	srv := mcpkit.NewServer(mcpkit.ServerOptions{Name: "t", ListChanged: true})
+	for _, tl := range localTools() {
 		srv.AddTool(tl.MCPTool(), Handler(l.validator, tl.Name, l.runFunc(tl)))
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), srv, inR, outW, io.Discard); outW.Close() }()
+	go func() { done <- mcpkit.Serve(context.Background(), srv, inR, outW, io.Discard); outW.Close() }()
 	// Output no step reads (a second list_changed when the SDK's 10 ms
 	// debounce splits change's two edits) must not block the server's exit.
 	defer func() { inW.Close(); go io.Copy(io.Discard, outR); <-done }()
 	s := &rawSession{t: t, in: inW, out: bufio.NewScanner(outR)}
 	s.out.Buffer(nil, 8<<20)
-	change := func() { srv.RemoveTools("grep"); srv.AddTool(grepSpec.MCPTool(), Handler(l.validator, "grep", nil)) }
+	change := func() { srv.RemoveTools("grep"); srv.AddTool(grepSpec().MCPTool(), Handler(l.validator, "grep", nil)) }
 
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`)
 	if a := decodeAnswer(t, s.next()); string(a.ID) != "1" || a.Error != nil {

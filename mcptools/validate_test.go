@@ -3,13 +3,15 @@ package mcptools
 import (
 	"errors"
 	"testing"
+
+	"github.com/thalix/tv/mcptools/mcpkit"
 )
 
 // TestValidatorMessages: arguments that break a tool's input schema are
 // refused before the handler runs, with ErrBadArguments and a message
 // naming the offending member and the problem.
 func TestValidatorMessages(t *testing.T) {
-	v, err := NewValidator(Tools())
+	v, err := mcpkit.NewValidator(Tools())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func TestValidatorMessages(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := v.Validate(c.tool, []byte(c.args))
-		if err == nil || !errors.Is(err, ErrBadArguments) || err.Error() != c.want {
+		if err == nil || !errors.Is(err, mcpkit.ErrBadArguments) || err.Error() != c.want {
 			t.Errorf("%s %s:\n got %v\nwant %s", c.tool, c.args, err, c.want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,19 +76,19 @@ var wireSteps = []wiretest.Step{
 	// notifications/cancelled cancels a running call (execute_bash kills
 	// its process group) and the call gets no answer (issue 14, defect 5).
 	{In: `{"jsonrpc":"2.0","id":67,"method":"tools/call","params":{"name":"execute_bash","arguments":{"command":"sleep 20"}}}`, NoReply: true},
-	{In: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":67}}`, Before: settle},
+	{In: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":67}}`, Before: sleepStarted},
 	{In: `{"jsonrpc":"2.0","id":"s-68","method":"tools/call","params":{"name":"execute_bash","arguments":{"command":"sleep 20"}}}`, NoReply: true},
-	{In: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s-68"}}`, Before: settle},
+	{In: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s-68"}}`, Before: sleepStarted},
 	// Ids.
-	{In: `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`},
+	{In: `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, NullID: true},
 	{In: `{"jsonrpc":"2.0","id":-7,"method":"ping"}`},
-	{In: `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`},
+	{In: `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, NullID: true},
 	{In: `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`},
 	{In: `{"jsonrpc":"2.0","id":"","method":"ping"}`},
-	{In: `{"jsonrpc":"2.0","id":true,"method":"ping"}`},
-	{In: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`},
-	{In: `{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`},
-	{In: `{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"nope"}}`},
+	{In: `{"jsonrpc":"2.0","id":true,"method":"ping"}`, NullID: true},
+	{In: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, NullID: true},
+	{In: `{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`, NullID: true},
+	{In: `{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"nope"}}`, NullID: true},
 	// Other methods.
 	{In: `{"jsonrpc":"2.0","id":70,"method":"nope/nope"}`},
 	{In: `{"jsonrpc":"2.0","id":71,"method":"resources/list"}`},
@@ -147,8 +148,60 @@ var wireSteps = []wiretest.Step{
 	{In: `{"jsonrpc":"2.0","id":131,"method":"Ping"}`},
 }
 
-// settle lets a request just sent start running.
-func settle() { time.Sleep(100 * time.Millisecond) }
+// sleepStarted waits until a `sleep 20` started by this process (through
+// execute_bash's bash) that it has not seen before is running: the call
+// that started it is in flight, so its cancellation finds it. Without
+// /proc it waits 100 ms.
+func sleepStarted() {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		time.Sleep(100 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if pid := procgroupChild("sleep\x0020\x00"); pid != 0 && !sleepsSeen[pid] {
+			sleepsSeen[pid] = true
+			return
+		}
+	}
+}
+
+// sleepsSeen are the sleep processes sleepStarted has returned for.
+var sleepsSeen = map[int]bool{}
+
+// procgroupChild returns the pid of a process whose command line is
+// cmdline and whose parent or grandparent is this process (0 for none).
+func procgroupChild(cmdline string) int {
+	des, _ := os.ReadDir("/proc")
+	for _, de := range des {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil || sleepsSeen[pid] {
+			continue
+		}
+		if b, _ := os.ReadFile("/proc/" + de.Name() + "/cmdline"); string(b) != cmdline {
+			continue
+		}
+		for p, hops := pid, 0; p > 1 && hops < 3; hops++ {
+			if p = parentPID(p); p == os.Getpid() {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// parentPID reads a process's parent from /proc (0 when unknown).
+func parentPID(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
 
 // wireNormalizer replaces the temporary directory and execute_bash's
 // duration.

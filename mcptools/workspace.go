@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/mounts"
 	"github.com/thalix/tv/wsfs"
 )
@@ -66,11 +67,13 @@ type WorkspaceRef struct {
 	Kind string `json:"kind"`
 }
 
-var workspaceRefSchema = OpenObject(Schema{
-	"id":   Str(`workspace ID: "launch", "worktree:/abs/path" or "checkout:/abs/path"`),
-	"root": Str("absolute path of the workspace root"),
-	"kind": With(Str("launch, worktree or checkout"), "enum", []string{KindLaunch, KindWorktree, KindCheckout}),
-}, "id", "root", "kind")
+func workspaceRefSchema() mcpkit.Schema {
+	return mcpkit.OpenObject(mcpkit.Schema{
+		"id":   mcpkit.Str(`workspace ID: "launch", "worktree:/abs/path" or "checkout:/abs/path"`),
+		"root": mcpkit.Str("absolute path of the workspace root"),
+		"kind": mcpkit.With(mcpkit.Str("launch, worktree or checkout"), "enum", []string{KindLaunch, KindWorktree, KindCheckout}),
+	}, "id", "root", "kind")
+}
 
 // workspace is one resolved workspace.
 type workspace struct {
@@ -340,22 +343,24 @@ type WorkspaceEntry struct {
 	WorkspaceName string    `json:"workspace_name,omitempty"`
 }
 
-var workspaceEntrySchema = OpenObject(Schema{
-	"id":   Str("workspace ID to pass as the workspace argument"),
-	"root": Str("absolute path of the workspace root"),
-	"kind": With(Str("launch, worktree or checkout"), "enum", []string{KindLaunch, KindWorktree, KindCheckout}),
-	"git": Nullable(OpenObject(Schema{
-		"branch":   Str(`current branch ("" when detached)`),
-		"head":     Str(`HEAD commit id ("" on an unborn branch)`),
-		"detached": Bool("HEAD names a commit, not a branch"),
-	}, "branch", "head", "detached")),
-	"dirty":          Nullable(Bool("uncommitted changes (git status); null when unknown or not git")),
-	"dirty_note":     Str("why dirty is null"),
-	"guidance":       Str(`root guidance file: "AGENTS.md", else "CLAUDE.md", else ""`),
-	"has_guidance":   Bool("a root guidance file exists"),
-	"workspace_id":   Str("tv workspace id of a mounted checkout"),
-	"workspace_name": Str("tv workspace name of a mounted checkout"),
-}, "id", "root", "kind", "git", "dirty", "guidance", "has_guidance")
+func workspaceEntrySchema() mcpkit.Schema {
+	return mcpkit.OpenObject(mcpkit.Schema{
+		"id":   mcpkit.Str("workspace ID to pass as the workspace argument"),
+		"root": mcpkit.Str("absolute path of the workspace root"),
+		"kind": mcpkit.With(mcpkit.Str("launch, worktree or checkout"), "enum", []string{KindLaunch, KindWorktree, KindCheckout}),
+		"git": mcpkit.Nullable(mcpkit.OpenObject(mcpkit.Schema{
+			"branch":   mcpkit.Str(`current branch ("" when detached)`),
+			"head":     mcpkit.Str(`HEAD commit id ("" on an unborn branch)`),
+			"detached": mcpkit.Bool("HEAD names a commit, not a branch"),
+		}, "branch", "head", "detached")),
+		"dirty":          mcpkit.Nullable(mcpkit.Bool("uncommitted changes (git status); null when unknown or not git")),
+		"dirty_note":     mcpkit.Str("why dirty is null"),
+		"guidance":       mcpkit.Str(`root guidance file: "AGENTS.md", else "CLAUDE.md", else ""`),
+		"has_guidance":   mcpkit.Bool("a root guidance file exists"),
+		"workspace_id":   mcpkit.Str("tv workspace id of a mounted checkout"),
+		"workspace_name": mcpkit.Str("tv workspace name of a mounted checkout"),
+	}, "id", "root", "kind", "git", "dirty", "guidance", "has_guidance")
+}
 
 // entry describes w, running git status (bounded) for the dirty flag.
 func (w workspace) entry(ctx context.Context) WorkspaceEntry {

@@ -1,7 +1,6 @@
 package wsfs
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/thalix/tv/atomicfile"
 )
 
 // FS is a workspace directory opened for path-safe access. It holds an
@@ -408,42 +409,9 @@ func checkSHA(parent *os.Root, name, clean, want string) error {
 	return nil
 }
 
+// replace writes data over name in parent atomically (atomicfile).
 func replace(parent *os.Root, name string, data []byte, mode fs.FileMode) error {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := ".tv-write-" + hex.EncodeToString(rnd[:]) + ".tmp"
-	fh, err := parent.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			parent.Remove(tmp)
-		}
-	}()
-	_, err = fh.Write(data)
-	if err == nil {
-		err = fh.Chmod(mode)
-	}
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := parent.Rename(tmp, name); err != nil {
-		return err
-	}
-	done = true
-	if d, err := parent.Open("."); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteRoot(parent, name, data, atomicfile.Options{Mode: mode})
 }
 
 // statErr maps an Lstat error to the package's sentinels.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,13 +29,23 @@ func connectSDK(ctx context.Context, s server, protocol string) (*mcp.ClientSess
 	return cs, nil
 }
 
-// readSDK calls the server's read tool and checks the result: not
-// isError, and its first content block is text equal to want.
-func readSDK(ctx context.Context, cs *mcp.ClientSession, s server, want string) error {
+// readSDK calls the server's read tool, returns how long CallTool took
+// (the SDK client's whole call: request, response, its decoding and
+// checks) and then checks the result: not isError, and its first content
+// block is the file (holdsFile, which decodes tv's envelope: outside the
+// time, as it is the bench's check, not the client's work).
+func readSDK(ctx context.Context, cs *mcp.ClientSession, s server, want string) (time.Duration, error) {
+	t0 := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: s.tool, Arguments: s.args})
+	took := time.Since(t0)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
+		return took, fmt.Errorf("%s: %w", s.name, err)
 	}
+	return took, checkSDK(res, s, want)
+}
+
+// checkSDK checks a read result.
+func checkSDK(res *mcp.CallToolResult, s server, want string) error {
 	if res.IsError {
 		return fmt.Errorf("%s returned isError: %v", s.name, res.Content)
 	}

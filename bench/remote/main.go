@@ -44,7 +44,12 @@ var (
 	committers = flag.Int("committers", 48, "concurrent committers to distinct workspaces")
 	tvBin      = flag.String("tv", "", "tv binary (default: go build ./cmd/tv)")
 	keep       = flag.Bool("keep", false, "keep the work directory")
+	corpus     = flag.String("corpus", "", "generate the vaults into this directory once and reuse them in later runs (default: in the work directory)")
+	ops        = flag.String("ops", "commit,checkout,list,concurrent", "the measurements to run")
 )
+
+// measure reports whether -ops names op.
+func measure(op string) bool { return slices.Contains(strings.Split(*ops, ","), op) }
 
 func main() {
 	flag.Parse()
@@ -103,35 +108,23 @@ func run() error {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
-	home := filepath.Join(work, "home")
+	cdir := *corpus
+	if cdir == "" {
+		cdir = filepath.Join(work, "corpus")
+	}
+	home := filepath.Join(cdir, "home")
 	e.base = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "XDG_DATA_HOME="+home+"/.local/share",
-		"XDG_STATE_HOME="+home+"/.local/state", "XDG_CACHE_HOME="+home+"/.cache", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+		"XDG_STATE_HOME="+home+"/.local/state", "XDG_CACHE_HOME="+work+"/cache", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_NAME=alice", "GIT_AUTHOR_EMAIL=alice@example.com", "GIT_COMMITTER_NAME=alice", "GIT_COMMITTER_EMAIL=alice@example.com")
-	local := filepath.Join(work, "local.git")
+	local := filepath.Join(cdir, "local.git")
 	lenv := []string{"TV_VAULT=" + local}
-	e.must(lenv, e.tv, "login", "--user", "alice")
-
-	fmt.Fprintf(os.Stderr, "generating a %d-file workspace and %d other workspaces\n", *files, *others)
-	src := filepath.Join(work, "src")
-	e.must(nil, "cp", "-R", "starter/files/.", src+"/")
-	for i := range *files {
-		d := filepath.Join(src, "stages", "01-research", "references", "bulk", fmt.Sprintf("d%03d", i/100))
-		os.MkdirAll(d, 0o755)
-		os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d.md", i%100)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+	root := filepath.Join(cdir, "srv")
+	ready := filepath.Join(cdir, "ready")
+	if _, err := os.Stat(ready); err != nil {
+		if err := generate(e, cdir, lenv); err != nil {
+			return err
+		}
 	}
-	e.must(lenv, e.tv, "workspace", "import", src, "--name", "big")
-	// Grants exist, so every commit binds to refs/tv/access (the
-	// contended case without the server hook).
-	e.must(lenv, e.tv, "access", "grant", "alice", "manage", "@vault")
-	if err := initOthers(local, home, *others); err != nil {
-		return err
-	}
-
-	// The server: two bare repositories, the vault (tv vault push) and
-	// the git peer (the same workspaces as branches).
-	root := filepath.Join(work, "srv")
-	e.must(nil, "git", "init", "-q", "--bare", filepath.Join(root, "vault.git"))
-	e.must(nil, "git", "init", "-q", "--bare", filepath.Join(root, "peer.git"))
 	var requests atomic.Int64
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -148,10 +141,18 @@ func run() error {
 	defer srv.Shutdown(context.Background())
 	base := "http://" + ln.Addr().String()
 	e.url, e.peerURL = base+"/vault.git", base+"/peer.git"
-	e.must(lenv, e.tv, "vault", "push", e.url)
-	e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(root, "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
+	if _, err := os.Stat(ready); err != nil {
+		e.must(lenv, e.tv, "vault", "push", e.url)
+		e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(root, "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
+		if err := os.WriteFile(ready, nil, 0o644); err != nil {
+			return err
+		}
+	}
 	var list struct {
-		Workspaces []struct{ ID, Name string } `json:"workspaces"`
+		Workspaces []struct {
+			ID   string `json:"workspace_id"`
+			Name string `json:"workspace_name"`
+		} `json:"workspaces"`
 	}
 	if err := json.Unmarshal([]byte(e.must(lenv, e.tv, "workspace", "list", "--json")), &list); err != nil {
 		return err
@@ -170,8 +171,13 @@ func run() error {
 	var tvList, gitList, tvCo, gitCo, tvCommit, gitCommit []time.Duration
 	e.must(renv, e.tv, "workspace", "list") // warm the cache once
 	for r := range *reps {
-		tvList = append(tvList, timed(func() { e.must(renv, e.tv, "workspace", "list") }))
-		gitList = append(gitList, timed(func() { e.must(nil, "git", "ls-remote", e.peerURL) }))
+		if measure("list") {
+			tvList = append(tvList, timed(func() { e.must(renv, e.tv, "workspace", "list") }))
+			gitList = append(gitList, timed(func() { e.must(nil, "git", "ls-remote", e.peerURL) }))
+		}
+		if !measure("checkout") && !measure("commit") {
+			continue
+		}
 		cache := []string{"TV_VAULT=" + e.url, fmt.Sprintf("XDG_CACHE_HOME=%s/cache-%d", work, r)}
 		tvCo = append(tvCo, timed(func() {
 			e.must(cache, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/tvco-%d", work, r))
@@ -181,8 +187,13 @@ func run() error {
 		}))
 	}
 	tvDir, gitDir := filepath.Join(work, "tvco-0"), filepath.Join(work, "gitco-0")
-	e.must(renv, e.tv, "workspace", "walk-test", tvDir) // warms the stat cache, as git status would
+	if measure("commit") {
+		e.must(renv, e.tv, "workspace", "walk-test", tvDir) // warms the stat cache, as git status would
+	}
 	for r := range *reps {
+		if !measure("commit") {
+			break
+		}
 		f := "stages/01-research/references/bulk/d000/f000.md"
 		os.WriteFile(filepath.Join(tvDir, f), []byte(fmt.Sprintf("tv change %d\n", r)), 0o644)
 		os.WriteFile(filepath.Join(gitDir, f), []byte(fmt.Sprintf("git change %d\n", r)), 0o644)
@@ -192,14 +203,19 @@ func run() error {
 			e.must(nil, "git", "-C", gitDir, "push", "-q", "origin", "HEAD:refs/heads/"+bigID)
 		}))
 	}
-	landed, err := concurrent(e, renv, *committers)
-	if err != nil {
-		return err
+	landed := -1
+	if measure("concurrent") {
+		if landed, err = concurrent(e, renv, *committers); err != nil {
+			return err
+		}
 	}
 
 	fmt.Printf("remote vault on git http-backend (127.0.0.1), %d-file workspace, %d other workspaces, median of %d\n\n", *files, *others, *reps)
 	fmt.Printf("| operation | tv | git | ratio | target |\n|---|---|---|---|---|\n")
 	row := func(op, peer string, tv, git []time.Duration, target float64) {
+		if len(tv) == 0 {
+			return
+		}
 		ratio := float64(median(tv)) / float64(median(git))
 		ok := "met"
 		if ratio > target {
@@ -210,7 +226,9 @@ func run() error {
 	row("commit one file", "git commit -a + git push", tvCommit, gitCommit, 1.0)
 	row("first checkout (by id)", "git clone --depth 1 --single-branch", tvCo, gitCo, 1.0)
 	row("tv workspace list", "git ls-remote", tvList, gitList, 1.5)
-	fmt.Printf("| %d concurrent committers, %d workspaces | %d/%d landed | | | 100%% |\n", *committers, *committers, landed, *committers)
+	if landed >= 0 {
+		fmt.Printf("| %d concurrent committers, %d workspaces | %d/%d landed | | | 100%% |\n", *committers, *committers, landed, *committers)
+	}
 	fmt.Printf("\nserver requests: %d\n", requests.Load())
 	return nil
 }
@@ -280,4 +298,32 @@ func concurrent(e *env, renv []string, n int) (int, error) {
 	close(start)
 	wg.Wait()
 	return int(landed.Load()), nil
+}
+
+// generate makes the corpus in cdir: a local vault with a -files
+// workspace and -others small ones, and two empty server repositories
+// (the vault's and the git peer's) that run fills.
+func generate(e *env, cdir string, lenv []string) error {
+	local := filepath.Join(cdir, "local.git")
+	e.must(lenv, e.tv, "login", "--user", "alice")
+	fmt.Fprintf(os.Stderr, "generating a %d-file workspace and %d other workspaces in %s\n", *files, *others, cdir)
+	src := filepath.Join(cdir, "src")
+	e.must(nil, "cp", "-R", "starter/files/.", src+"/")
+	for i := range *files {
+		d := filepath.Join(src, "stages", "01-research", "references", "bulk", fmt.Sprintf("d%03d", i/100))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d.md", i%100)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+	}
+	e.must(lenv, e.tv, "workspace", "import", src, "--name", "big")
+	// Grants exist, so every commit binds to refs/tv/access (the
+	// contended case without the server hook).
+	e.must(lenv, e.tv, "access", "grant", "alice", "manage", "@vault")
+	if err := initOthers(local, filepath.Join(cdir, "home"), *others); err != nil {
+		return err
+	}
+
+	root := filepath.Join(cdir, "srv")
+	e.must(nil, "git", "init", "-q", "--bare", filepath.Join(root, "vault.git"))
+	e.must(nil, "git", "init", "-q", "--bare", filepath.Join(root, "peer.git"))
+	return nil
 }

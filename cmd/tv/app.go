@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/thalix/tv/engine"
 
@@ -25,6 +27,9 @@ type IO struct {
 	Environ func() []string
 	// StderrIsTerminal reports whether progress bars may be drawn.
 	StderrIsTerminal bool
+	// Now is the clock of `tv mcp serve`'s scope cache and evidence; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // app carries the IO and global flags through a command run.
@@ -135,8 +140,10 @@ func (a *app) output(v any, human func(w io.Writer)) error {
 	if a.json {
 		return writeJSON(a.io.Stdout, v)
 	}
-	human(a.io.Stdout)
-	return nil
+	// Buffered: a table of a thousand rows is one write, not one per cell.
+	bw := bufio.NewWriterSize(a.io.Stdout, 64<<10)
+	human(bw)
+	return bw.Flush()
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/hostconfig"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 	"github.com/urfave/cli/v3"
 )
 

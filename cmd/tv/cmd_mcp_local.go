@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/thalix/tv/mcptools"
+	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/urfave/cli/v3"
 )
 
@@ -55,7 +56,7 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	mcptools.TuneGC(a.io.Getenv)
+	mcpkit.TuneGC(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }
 

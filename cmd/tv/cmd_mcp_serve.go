@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/thalix/tv/engine"
-	"github.com/thalix/tv/mcptools"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mcptools/mcpkit"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 	"github.com/thalix/tv/mounts"
 	"github.com/urfave/cli/v3"
 )
@@ -67,10 +67,11 @@ func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
 		EvidencePath: evidence,
 		Version:      mcpServerVersion(),
 		Log:          a.io.Stderr,
+		Now:          a.io.Now,
 	})
 	if err != nil {
 		return err
 	}
-	mcptools.TuneGC(a.io.Getenv)
+	mcpkit.TuneGC(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }

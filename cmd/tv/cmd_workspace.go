@@ -173,7 +173,11 @@ func (a *app) runCheckout(ctx context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 1, "ID|NAME"); err != nil {
 		return err
 	}
-	e, err := a.openEngine()
+	var readAhead []string
+	if ws := cmd.Args().First(); engine.IsID(ws) {
+		readAhead = append(readAhead, engine.WorkspaceRefPrefix+ws)
+	}
+	e, err := a.openEngine(readAhead...)
 	if err != nil {
 		return err
 	}

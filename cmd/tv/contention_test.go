@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 )
 
@@ -25,24 +24,6 @@ func TestParallelCommitsDistinctWorkspaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	codes := make([]int, n)
-	errs := make([]string, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, errs[i], codes[i] = e.run("workspace", "commit", dirs[i], "--reason", "parallel")
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for i, c := range codes {
-		if c != 0 {
-			t.Errorf("commit %d: exit %d: %s", i, c, errs[i])
-		}
-	}
+	e.commitAll(t, dirs, "parallel")
 	git(t, e.vault(), "fsck", "--strict")
 }

@@ -70,7 +70,7 @@ func cacheDir(getenv func(string) string) string {
 // openVault opens the vault: a local one is created on first use; a
 // remote one is listed (or, offline, answered from its cache with a note
 // on stderr saying so and how old the cache is).
-func (a *app) openVault() (vaultHandle, error) {
+func (a *app) openVault(readAhead ...string) (vaultHandle, error) {
 	loc, err := a.vaultLocation()
 	if err != nil {
 		return nil, err
@@ -82,6 +82,7 @@ func (a *app) openVault() (vaultHandle, error) {
 	r, err := gitbackend.OpenRemote(context.Background(), loc, gitbackend.RemoteOptions{
 		CacheDir:    cacheDir(a.io.Getenv),
 		Credentials: a.vaultCredentials(),
+		ReadAhead:   readAhead,
 	})
 	if err != nil {
 		return nil, err
@@ -110,9 +111,11 @@ func (a *app) credentials() (*engine.Credentials, error) {
 }
 
 // openEngine opens the vault and an engine acting as the logged-in user
-// (reads work without a login; writes report ErrNotLoggedIn).
-func (a *app) openEngine() (*engine.Engine, error) {
-	v, err := a.openVault()
+// (reads work without a login; writes report ErrNotLoggedIn). readAhead
+// names refs the command is about to read (a remote vault fetches them
+// with its first request).
+func (a *app) openEngine(readAhead ...string) (*engine.Engine, error) {
+	v, err := a.openVault(readAhead...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,35 +102,6 @@ func TestHistoryForFolderReaders(t *testing.T) {
 	if len(wl.Workspaces) != 1 || wl.Workspaces[0].Reason != "" || wl.Workspaces[0].UpdatedBy != "" || !wl.Workspaces[0].Partial {
 		t.Fatalf("vault_workspace_list for bob: %+v", wl)
 	}
-}
-
-// plantEntry adds, with stock git plumbing, an entry of the given mode
-// (120000 symlink, 160000 gitlink) at path to the head of workspace ws.
-func (e *vsEnv) plantEntry(ws, mode, path, target string) {
-	e.t.Helper()
-	ref := "refs/tv/workspaces/" + ws
-	idx := filepath.Join(e.base, "plant.index")
-	defer os.Remove(idx)
-	run := func(stdin string, args ...string) string {
-		cmd := exec.Command("git", append([]string{"--git-dir=" + e.vault}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+idx, "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=mallory", "GIT_AUTHOR_EMAIL=m@example.invalid", "GIT_COMMITTER_NAME=mallory", "GIT_COMMITTER_EMAIL=m@example.invalid")
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			e.t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	old := run("", "rev-parse", ref)
-	run("", "read-tree", ref)
-	id := target
-	if mode == "120000" {
-		id = run(target, "hash-object", "-w", "--stdin")
-	}
-	run("", "update-index", "--add", "--cacheinfo", mode+","+id+","+path)
-	commit := run(run("", "log", "-1", "--format=%B", old), "commit-tree", run("", "write-tree"), "-p", old)
-	run("", "update-ref", ref, commit, old)
 }
 
 // TestHiddenBadEntriesNotNamed: a symlink and a gitlink planted with stock

@@ -171,9 +171,6 @@ func TestDoctorFakeServer(t *testing.T) {
 // every check passes, unregistered (this executable) and registered.
 func TestDoctorRealBinary(t *testing.T) {
 	e := newDoctorEnv(t)
-	if _, _, code := e.run(nil, "mcp", "serve", "--help"); code != 0 {
-		t.Skip("tv mcp serve is not wired into the CLI yet")
-	}
 	e.must(nil, "login", "--user", "alice")
 	for _, registered := range []bool{false, true} {
 		if registered {
@@ -221,9 +218,6 @@ func TestDoctorRealBinary(t *testing.T) {
 // refused and the doctor says to log in.
 func TestDoctorRealBinaryNotLoggedIn(t *testing.T) {
 	e := newDoctorEnv(t)
-	if _, _, code := e.run(nil, "mcp", "serve", "--help"); code != 0 {
-		t.Skip("tv mcp serve is not wired into the CLI yet")
-	}
 	r, out, code := e.doctorJSON(nil, "--server", "serve", "--timeout", "60s")
 	if code != 1 || r.OK || r.Login.LoggedIn {
 		t.Fatalf("exit %d\n%s", code, out)

@@ -18,7 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/icm"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/internal/testclock"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 )
 
 // The end-to-end tests of `tv mcp serve` drive the built tv binary (tvBin)
@@ -142,6 +143,12 @@ func (e *vsEnv) serve(user, version string, args ...string) *vsClient {
 	cmd := exec.Command(e.bin, append([]string{"mcp", "serve"}, args...)...)
 	cmd.Env = e.env(user)
 	cmd.Dir = e.base
+	return connectVS(e.t, cmd, version)
+}
+
+// connectVS starts cmd, a tv MCP server, and connects the SDK client.
+func connectVS(t *testing.T, cmd *exec.Cmd, version string) *vsClient {
+	t.Helper()
 	c := &vsClient{changed: make(chan struct{}, 16), stderr: &lockedBuffer{}}
 	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "tv-serve-e2e", Version: "1"}, &mcp.ClientOptions{
@@ -151,10 +158,53 @@ func (e *vsEnv) serve(user, version string, args ...string) *vsClient {
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
+		t.Fatalf("connect %v: %v\n%s", cmd.Args, err, c.stderr)
+	}
+	c.cs = cs
+	t.Cleanup(func() { cs.Close() })
+	return c
+}
+
+// serveAt runs `tv mcp serve` as user in this process (Run, as main
+// does) with the clock given, so a test moves the scope cache past
+// ScopeTTL instead of sleeping through it, and connects an SDK client over
+// pipes. The tests above cover the real process.
+func (e *vsEnv) serveAt(clock *testclock.Clock, user, version string, args ...string) *vsClient {
+	e.t.Helper()
+	env := map[string]string{}
+	for _, kv := range e.env(user) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	c := &vsClient{changed: make(chan struct{}, 16), stderr: &lockedBuffer{}}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Run(context.Background(), append([]string{"tv", "mcp", "serve"}, args...), &IO{
+			Stdin: inR, Stdout: outW, Stderr: c.stderr, Now: clock.Now,
+			Getenv: func(k string) string { return env[k] },
+		})
+		outW.Close()
+		done <- code
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "tv-serve-e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.changed <- struct{}{} },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
 		e.t.Fatalf("connect %s %v: %v\n%s", user, args, err, c.stderr)
 	}
 	c.cs = cs
-	e.t.Cleanup(func() { cs.Close() })
+	e.t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		if code := <-done; code != 0 {
+			e.t.Errorf("tv mcp serve exited %d\n%s", code, c.stderr)
+		}
+	})
 	return c
 }
 
@@ -306,8 +356,17 @@ func (e *vsEnv) setPolicy(user, stage string, tools ...string) {
 // bypassing tv's ICM validation (as any git client could).
 func (e *vsEnv) forcePolicy(wsID, stage, content string) {
 	e.t.Helper()
-	ref := "refs/tv/workspaces/" + wsID
-	idx := filepath.Join(e.base, "force.index")
+	e.plantEntry(wsID, "100644", stage+"/CONTEXT.md", content)
+}
+
+// plantEntry commits, with stock git plumbing and as mallory, an entry of
+// the given mode at path to the head of workspace ws: for 100644 and
+// 120000 (symlink) a blob of content, for 160000 (gitlink) content is the
+// commit id.
+func (e *vsEnv) plantEntry(ws, mode, path, content string) {
+	e.t.Helper()
+	ref := "refs/tv/workspaces/" + ws
+	idx := filepath.Join(e.base, "plant.index")
 	defer os.Remove(idx)
 	run := func(stdin string, args ...string) string {
 		cmd := exec.Command("git", append([]string{"--git-dir=" + e.vault}, args...)...)
@@ -322,11 +381,12 @@ func (e *vsEnv) forcePolicy(wsID, stage, content string) {
 	}
 	old := run("", "rev-parse", ref)
 	run("", "read-tree", ref)
-	blob := run(content, "hash-object", "-w", "--stdin")
-	run("", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+stage+"/CONTEXT.md")
-	tree := run("", "write-tree")
-	msg := run("", "log", "-1", "--format=%B", old)
-	commit := run(msg, "commit-tree", tree, "-p", old)
+	id := content
+	if mode != "160000" {
+		id = run(content, "hash-object", "-w", "--stdin")
+	}
+	run("", "update-index", "--add", "--cacheinfo", mode+","+id+","+path)
+	commit := run(run("", "log", "-1", "--format=%B", old), "commit-tree", run("", "write-tree"), "-p", old)
 	run("", "update-ref", ref, commit, old)
 }
 
@@ -374,9 +434,9 @@ func TestMCPServeRawStdio(t *testing.T) {
 		io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
 		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_whoami","arguments":{}}}`+"\n")
-		time.Sleep(500 * time.Millisecond)
-		in.Close()
 	}()
+	// stdin closes once the last request is answered (or after 30 s).
+	defer time.AfterFunc(30*time.Second, func() { in.Close() }).Stop()
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 4<<20)
 	var lines []map[string]any
@@ -386,6 +446,9 @@ func TestMCPServeRawStdio(t *testing.T) {
 			t.Fatalf("stdout line is not JSON-RPC: %q", sc.Text())
 		}
 		lines = append(lines, m)
+		if m["id"] == float64(2) {
+			in.Close()
+		}
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit on stdin EOF: %v\n%s", err, stderr.String())
@@ -504,7 +567,8 @@ func TestMCPServeContractChange(t *testing.T) {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := newVSEnv(t)
 			ws := e.setup()
-			c := e.serve("alice", version, "--workspace", "demo", "--stage", "stages/01-research")
+			clock := testclock.New()
+			c := e.serveAt(clock, "alice", version, "--workspace", "demo", "--stage", "stages/01-research")
 			if got := c.names(t); len(got) != 5 {
 				t.Fatalf("visible %v", got)
 			}
@@ -514,7 +578,7 @@ func TestMCPServeContractChange(t *testing.T) {
 				t.Fatalf("find %+v", fd)
 			}
 			e.setPolicy("alice", "stages/01-research", "vault_file_info", "vault_file_read", "vault_workspace_walk_test", "vault_workspace_commit")
-			time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+			clock.Advance(vaultmcp.ScopeTTL)
 			c.call(t, "vault_file_find", map[string]any{"pattern": "**"}).refused(t, "vault_file_find refused", "not available in this scope")
 			c.waitChanged(t)
 			if got := c.names(t); slices.Contains(got, "vault_file_find") || len(got) != 4 {
@@ -536,7 +600,8 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 	e := newVSEnv(t)
 	ws := e.setup()
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	c := e.serve("bob", "", "--workspace", ws, "--stage", "stages/01-research")
+	clock := testclock.New()
+	c := e.serveAt(clock, "bob", "", "--workspace", ws, "--stage", "stages/01-research")
 	if got := c.names(t); !slices.Contains(got, "vault_workspace_commit") {
 		t.Fatalf("bob with write: %v", got)
 	}
@@ -553,7 +618,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 
 	e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
 	before := e.refs()
-	time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+	clock.Advance(vaultmcp.ScopeTTL)
 	c.call(t, "vault_workspace_commit", map[string]any{"checkout_dir": co, "reason": "bob: findings"}).refused(t, "not available in this scope", "rank")
 	c.waitChanged(t)
 	if got := c.names(t); slices.Contains(got, "vault_workspace_commit") || len(got) != 4 {
@@ -568,7 +633,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 
 	// Write again: the tool comes back and commits through the engine.
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+	clock.Advance(vaultmcp.ScopeTTL)
 	var cr struct {
 		Version string
 		Added   int
@@ -605,7 +670,8 @@ func TestMCPServePartialAccess(t *testing.T) {
 		return nil
 	})
 
-	s := e.serve("bob", "", "--workspace", "demo", "--stage", "01-research")
+	clock := testclock.New()
+	s := e.serveAt(clock, "bob", "", "--workspace", "demo", "--stage", "01-research")
 	if got := s.names(t); len(got) != 4 {
 		t.Fatalf("bob with read: %v", got)
 	}
@@ -613,7 +679,7 @@ func TestMCPServePartialAccess(t *testing.T) {
 	s.call(t, "vault_file_read", map[string]any{"path": "stages/01-research/CONTEXT.md"}).ok(t, nil)
 
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
-	time.Sleep(vaultmcp.ScopeTTL + 100*time.Millisecond)
+	clock.Advance(vaultmcp.ScopeTTL)
 	if got := s.names(t); len(got) != 5 {
 		t.Fatalf("bob with write: %v", got)
 	}

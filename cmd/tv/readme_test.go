@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/mcptools"
-	vaultmcp "github.com/thalix/tv/mcptools/vault"
+	"github.com/thalix/tv/mcptools/mcpkit"
+	"github.com/thalix/tv/mcptools/vaultmcp"
 )
 
 // readmeSections are the generated parts of README.md: each sits between
 // <!-- begin NAME --> and <!-- end NAME --> markers and must equal what the
 // code generates now. UPDATE_README=1 rewrites them.
 var readmeSections = map[string]func() string{
-	"local-tools": func() string { return mcptools.ToolsMarkdown(mcptools.Tools()) },
+	"local-tools": func() string { return mcpkit.ToolsMarkdown(mcptools.Tools()) },
 	"vault-tools": vaultmcp.ToolsMarkdown,
 }
 

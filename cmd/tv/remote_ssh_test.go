@@ -103,3 +103,48 @@ func TestRemoteVaultGitolite(t *testing.T) {
 	}
 	gitservertest.Git(t, repo, "fsck", "--strict")
 }
+
+// TestRemoteVaultSSHAgent: the client's key is only in an ssh agent (the
+// test starts ssh-agent and adds the key; ~/.ssh holds no key): tv
+// authenticates through SSH_AUTH_SOCK, and the server's host key is still
+// checked against known_hosts (an unknown one is refused, exit 5).
+func TestRemoteVaultSSHAgent(t *testing.T) {
+	t.Parallel()
+	s := gitservertest.StartSSH(t, `git-shell -c "$SSH_ORIGINAL_COMMAND"`)
+	sock := s.StartAgent(t)
+	key := filepath.Join(s.ClientHome, ".ssh", "id_ed25519")
+	if err := os.Rename(key, filepath.Join(t.TempDir(), "moved-away")); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(key + ".pub")
+	repo := filepath.Join(t.TempDir(), "vault.git")
+	gitservertest.InitBare(t, repo)
+	e := sshEnv(t, s, s.URL(repo))
+	noAgent := append([]string(nil), e.env...)
+	if _, errs, code := e.run("workspace", "list"); code == 0 || !strings.Contains(errs, "ssh") {
+		t.Fatalf("without agent or key: exit %d\n%s", code, errs)
+	}
+	e.env = append(e.env, "SSH_AUTH_SOCK="+sock)
+	e.must("workspace", "init", "--name", "agent")
+	co := filepath.Join(t.TempDir(), "co")
+	e.must("workspace", "checkout", "agent", "--output", co)
+	writeNote(t, co, "a.md", "through the agent\n")
+	e.must("workspace", "commit", co, "--reason", "agent commit")
+	if log := gitservertest.Git(t, repo, "log", "--format=%s", "refs/tv/workspaces/"+wsID(t, e, "agent")); !strings.HasPrefix(log, "agent commit\n") {
+		t.Fatalf("server history:\n%s", log)
+	}
+	kh := filepath.Join(s.ClientHome, ".ssh", "known_hosts")
+	good, _ := os.ReadFile(kh)
+	os.WriteFile(kh, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o600)
+	before := gitservertest.Git(t, repo, "for-each-ref")
+	writeNote(t, co, "a.md", "not to an unknown host\n")
+	if _, errs, code := e.run("workspace", "commit", co, "--reason", "unknown host"); code != 5 || !strings.Contains(errs, "host key is not trusted") {
+		t.Fatalf("unknown host key with an agent: exit %d\n%s", code, errs)
+	}
+	if gitservertest.Git(t, repo, "for-each-ref") != before {
+		t.Fatal("refs changed after a refused host key")
+	}
+	os.WriteFile(kh, good, 0o600)
+	e.env = noAgent
+	gitservertest.Git(t, repo, "fsck", "--strict")
+}

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/thalix/tv/engine"
@@ -203,24 +202,6 @@ func TestRemoteConcurrentCommitters(t *testing.T) {
 		a.must("workspace", "checkout", name, "--output", dirs[i])
 		writeNote(t, dirs[i], "c.md", name+"\n")
 	}
-	codes := make([]int, n)
-	errs := make([]string, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, errs[i], codes[i] = a.run("workspace", "commit", dirs[i], "--reason", "concurrent")
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for i, c := range codes {
-		if c != 0 {
-			t.Errorf("committer %d: exit %d\n%s", i, c, errs[i])
-		}
-	}
+	a.commitAll(t, dirs, "concurrent")
 	gitservertest.Git(t, s.repo, "fsck", "--strict")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,62 @@ func TestVaultPublishAndCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Fatal("a fresh lock (a live writer's) was removed")
+	}
+}
+
+// TestRemoteCredentialHelper: with no token known to tv, git's credential
+// helpers answer (a helper script configured in the test HOME's
+// .gitconfig, logging what git asks it): a password the server accepts is
+// approved (the helper is told "store"), a wrong one rejected ("erase")
+// with exit 5 and without the password in any message.
+func TestRemoteCredentialHelper(t *testing.T) {
+	t.Parallel()
+	s := startRemote(t)
+	seed := remoteEnv(t, s.url, remoteToken)
+	seed.must("workspace", "init", "--name", "helped")
+	for _, tc := range []struct {
+		name, password, wantOp string
+		exit                   int
+	}{
+		{"approved", remoteToken, "store", 0},
+		{"rejected", "wrong-password-31337", "erase", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := remoteEnv(t, s.url, "")
+			logf := filepath.Join(e.home, "helper.log")
+			helper := filepath.Join(e.home, "helper.sh")
+			script := "#!/bin/sh\nin=$(cat)\nprintf '%s\\n%s\\n--\\n' \"$1\" \"$in\" >> " + logf + "\n" +
+				"if [ \"$1\" = get ]; then printf 'username=alice\\npassword=" + tc.password + "\\n'; fi\n"
+			if err := os.WriteFile(helper, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gitservertest.Git(t, "", "config", "--file", filepath.Join(e.home, ".gitconfig"), "credential.helper", "!"+helper)
+			out, errs, code := e.run("workspace", "list")
+			if code != tc.exit {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.exit, out, errs)
+			}
+			if tc.exit == 0 && !strings.Contains(out, "helped") {
+				t.Fatalf("list through the helper:\n%s", out)
+			}
+			if strings.Contains(out+errs, tc.password) {
+				t.Fatalf("the helper's password is in tv's output:\n%s%s", out, errs)
+			}
+			b, err := os.ReadFile(logf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := string(b)
+			if !strings.HasPrefix(log, "get\n") || !strings.Contains(log, "\n--\n"+tc.wantOp+"\n") || !strings.Contains(log, "host="+strings.TrimPrefix(s.srv.URL, "http://")) {
+				t.Fatalf("helper calls, want get then %s:\n%s", tc.wantOp, log)
+			}
+			for _, other := range []string{"store", "erase"} {
+				if other != tc.wantOp && strings.Contains(log, "\n--\n"+other+"\n") {
+					t.Fatalf("helper told %s too:\n%s", other, log)
+				}
+			}
+			if out, err := exec.Command("grep", "-r", "-l", "--exclude=helper.*", "--exclude=.gitconfig", tc.password, e.home).CombinedOutput(); err == nil {
+				t.Fatalf("the password was written to disk by tv: %s", out)
+			}
+		})
 	}
 }

@@ -78,7 +78,7 @@ func StartSSH(t testing.TB, forced string) *SSH {
 	var logs strings.Builder
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
-		t.Skip("sshd did not start: " + err.Error())
+		t.Fatalf("sshd is installed but did not start: %v", err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	deadline := time.Now().Add(20 * time.Second)
@@ -89,7 +89,7 @@ func StartSSH(t testing.TB, forced string) *SSH {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Skipf("sshd did not listen: %s", logs.String())
+			t.Fatalf("sshd is installed but did not listen: %s", logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -108,4 +108,41 @@ func StartSSH(t testing.TB, forced string) *SSH {
 // URL returns the ssh:// URL of path on this server.
 func (s *SSH) URL(path string) string {
 	return fmt.Sprintf("ssh://%s@127.0.0.1:%d%s", s.User, s.Port, path)
+}
+
+// StartAgent starts an ssh-agent (in the foreground, on a socket in a
+// temporary directory) holding the client key of ClientHome, and returns
+// its socket for SSH_AUTH_SOCK. It skips the test when ssh-agent or
+// ssh-add is absent; the agent stops when the test ends.
+func (s *SSH) StartAgent(t testing.TB) string {
+	t.Helper()
+	for _, tool := range []string{"ssh-agent", "ssh-add"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (openssh-client): skipping the ssh agent", tool)
+		}
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	cmd := exec.Command("ssh-agent", "-D", "-a", sock)
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("ssh-agent: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ssh-agent did not listen: %s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	add := exec.Command("ssh-add", filepath.Join(s.ClientHome, ".ssh", "id_ed25519"))
+	add.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock)
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-add: %v\n%s", err, out)
+	}
+	return sock
 }

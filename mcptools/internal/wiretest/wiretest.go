@@ -26,6 +26,9 @@ type Step struct {
 	// NoReply: the line is a request that gets no answer now (an
 	// answer that comes later is awaited by a later step's Await).
 	NoReply bool
+	// NullID: the line is a request whose id is refused, so its error
+	// answer carries a null id; that answer is awaited.
+	NullID bool
 	// Await is the JSON id (as written, e.g. `7` or `"x"`) of an earlier
 	// request whose answer arrives during this step.
 	Await string
@@ -41,9 +44,10 @@ type Serve func(ctx context.Context, in io.Reader, out io.Writer) error
 // Transcript runs serve, sends each step's line and, after it, a ping
 // with a sentinel id; it collects every line written until the answers
 // awaited (the step's own request, unless NoReply, and Await), the
-// sentinel's and Notes notifications have arrived (a request still
-// unanswered 300 ms after the sentinel's answer is taken as one that gets
-// none, such as a line answered as unparsable with a null id). The
+// sentinel's and Notes notifications have arrived (a NullID step awaits
+// its null-id answer; any other request still unanswered 300 ms after the
+// sentinel's answer is taken as one that gets none: mark such steps
+// NullID or NoReply, the wait costs every run). The
 // transcript lists each input line ("> ")
 // and the lines written during its step ("< ", sorted: answers of
 // concurrent requests and notifications may interleave either way),
@@ -77,6 +81,9 @@ func Transcript(t *testing.T, serve Serve, steps []Step, normalize func(string) 
 		sentinel := fmt.Sprintf(`"sync-%d"`, i)
 		want := map[string]bool{sentinel: true}
 		if id, ok := requestID(st.In); ok && !st.NoReply {
+			if st.NullID {
+				id = "null"
+			}
 			want[id] = true
 		}
 		if st.Await != "" {
@@ -90,7 +97,7 @@ func Transcript(t *testing.T, serve Serve, steps []Step, normalize func(string) 
 		timeout := time.After(20 * time.Second)
 		var grace <-chan time.Time
 		for len(want) > 0 || notes < st.Notes {
-			if notes < st.Notes || want[sentinel] || want[canonical(st.Await)] {
+			if notes < st.Notes || want[sentinel] || want[canonical(st.Await)] || want["null"] {
 				grace = nil
 			} else if grace == nil {
 				// Only the step's own answer is missing: a request that

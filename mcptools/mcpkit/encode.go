@@ -1,0 +1,163 @@
+package mcpkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK encodes a tools/call result by marshalling *mcp.CallToolResult,
+// whose MarshalJSON marshals each content block with its own MarshalJSON;
+// encoding/json compacts (scans byte by byte) the output of every
+// MarshalJSON and every json.RawMessage it meets, so the text block and
+// the structured content of a tv result were scanned three to four times
+// over before the response was written: most of a read_file call's time
+// (BenchmarkReadFileLine). This layer encodes such a result once, and,
+// when tv's Transport writes the session, hands the bytes to the
+// Transport directly: the SDK's jsonrpc2 layer marshals (and compacts) a
+// short placeholder instead, which the Transport replaces by the bytes
+// when it writes the response (resultStore).
+
+// encodedJSON is structured content already encoded by json.Marshal:
+// compact, valid, HTML characters escaped. Its MarshalJSON returns it as
+// it is, so the SDK's fallback encoding (any result this layer does not
+// encode itself) writes the same bytes.
+type encodedJSON []byte
+
+// MarshalJSON implements json.Marshaler.
+func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
+
+// EncodedResult returns a result whose structured content is b, JSON that
+// json.Marshal produced (compact and valid: it is not scanned again), and
+// whose one text block is b too, as protocol 2025-06-18 recommends for
+// clients that read only text.
+func EncodedResult(b []byte) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: encodedJSON(b),
+	}
+}
+
+// onceEncoded is a tools/call result that encodes itself in one pass when
+// it has the shape of a tv result (one plain text block and structured
+// content from EncodedResult, nothing else set), and as the SDK does
+// otherwise. Embedding *mcp.CallToolResult keeps it an mcp.Result.
+type onceEncoded struct {
+	*mcp.CallToolResult
+	store *resultStore // nil: MarshalJSON returns the encoding itself
+}
+
+// MarshalJSON implements json.Marshaler: the bytes the SDK's own encoding
+// writes for the same result, or, with a store, a placeholder the
+// Transport replaces by those bytes (TestOnceEncodedMatchesSDK).
+func (r onceEncoded) MarshalJSON() ([]byte, error) {
+	b, err := r.encode()
+	if err != nil || r.store == nil {
+		return b, err
+	}
+	return r.store.put(b), nil
+}
+
+// encode returns the result's encoding: in one pass for the shape of a
+// tv result (one escape of the text, one copy of the structured
+// content), else the SDK's.
+func (r onceEncoded) encode() ([]byte, error) {
+	res := r.CallToolResult
+	sc, ok := res.StructuredContent.(encodedJSON)
+	if !ok || res.Meta != nil || res.IsError || res.InputRequests != nil || res.RequestState != "" || len(res.Content) != 1 {
+		return res.MarshalJSON()
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || text.Meta != nil || text.Annotations != nil {
+		return res.MarshalJSON()
+	}
+	quoted, err := json.Marshal(text.Text) // HTML-escaped, as TextContent.MarshalJSON does
+	if err != nil {
+		return nil, err
+	}
+	const (
+		head = `{"content":[{"type":"text","text":`
+		mid  = `}],"structuredContent":`
+	)
+	b := make([]byte, 0, len(head)+len(quoted)+len(mid)+len(sc)+1)
+	b = append(b, head...)
+	b = append(b, quoted...)
+	b = append(b, mid...)
+	b = append(b, sc...)
+	return append(b, '}'), nil
+}
+
+// resultStore holds encoded results between the SDK's marshalling of
+// their placeholder and the Transport's writing of the response.
+type resultStore struct {
+	mu   sync.Mutex
+	next uint64
+	m    map[uint64][]byte
+}
+
+// placeholderPrefix starts every placeholder; no CallToolResult encoding
+// starts so (its first member is _meta or content).
+const placeholderPrefix = `{"tv.encoded":`
+
+// put keeps b and returns the placeholder that take exchanges for it.
+func (s *resultStore) put(b []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[uint64][]byte{}
+	}
+	s.next++
+	s.m[s.next] = b
+	return append(strconv.AppendUint([]byte(placeholderPrefix), s.next, 10), '}')
+}
+
+// take returns the bytes result (a response's result as the SDK
+// encoded it) stands for and forgets them; any other result is returned
+// as it is.
+func (s *resultStore) take(result json.RawMessage) json.RawMessage {
+	if s == nil || !bytes.HasPrefix(result, []byte(placeholderPrefix)) {
+		return result
+	}
+	n, err := strconv.ParseUint(string(bytes.TrimSuffix(result[len(placeholderPrefix):], []byte("}"))), 10, 64)
+	if err != nil {
+		return result
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[n]
+	if !ok {
+		return result
+	}
+	delete(s.m, n)
+	return b
+}
+
+// storeKey is the context key of the resultStore of a session written by
+// tv's Transport (Serve sets it).
+type storeKey struct{}
+
+// encodeOnce is the receiving middleware that wraps tools/call results as
+// onceEncoded, with the session's resultStore when Serve runs it.
+// Requests of protocol 2026-07-28 and later are left alone: the SDK
+// stamps their results after the middleware returns (result type, server
+// info in _meta), which the one-pass encoding does not write.
+func encodeOnce(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if !ok || err != nil || r == nil || method != "tools/call" {
+			return res, err
+		}
+		if p := req.GetParams(); p != nil {
+			if _, modern := p.GetMeta()[mcp.MetaKeyProtocolVersion]; modern {
+				return res, err
+			}
+		}
+		store, _ := ctx.Value(storeKey{}).(*resultStore)
+		return onceEncoded{r, store}, nil
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package mcpkit
+
+import "io"
+
+// pollableInput returns in as it is (see pollin_unix.go).
+func pollableInput(in io.Reader) (io.Reader, func()) { return in, func() {} }

@@ -1,0 +1,105 @@
+package mcpkit
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerOptions are the parts of a tv MCP server the SDK server is made of.
+type ServerOptions struct {
+	// Name and Version are the server's implementation info.
+	Name, Version string
+	// Instructions are sent in initialize and server/discover results.
+	Instructions string
+	// Order is the tool list order tools/list answers in (the SDK sorts
+	// by name); tools not in it follow, by name.
+	Order []string
+	// ListChanged announces notifications/tools/list_changed (the scoped
+	// vault server's tool set follows the vault).
+	ListChanged bool
+	// Log receives the SDK's diagnostics; nil discards them.
+	Log io.Writer
+}
+
+// NewServer returns the official SDK's server for a tools-only tv server:
+// the tools capability alone (no logging), tools/list in opt.Order, and
+// tools/call results encoded in one pass (encodeOnce).
+func NewServer(opt ServerOptions) *mcp.Server {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: opt.Name, Version: opt.Version}, &mcp.ServerOptions{
+		Instructions: opt.Instructions,
+		Logger:       slog.New(slog.NewTextHandler(opt.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: opt.ListChanged}},
+		// Lists depend on the launch directory, the user and their rank:
+		// immediately stale, and only the requesting user's client may
+		// keep them (the SDK's default scope is "public").
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs, c.CacheScope = 0, "private" },
+	})
+	srv.AddReceivingMiddleware(encodeOnce, listOrder(opt.Order))
+	return srv
+}
+
+// listOrder returns a middleware that orders tools/list results like
+// order.
+func listOrder(order []string) mcp.Middleware {
+	rank := make(map[string]int, len(order))
+	for i, n := range order {
+		rank[n] = i + 1
+	}
+	key := func(t *mcp.Tool) int {
+		if r, ok := rank[t.Name]; ok {
+			return r
+		}
+		return len(order) + 1
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.ListToolsResult); ok && err == nil && method == "tools/list" {
+				slices.SortStableFunc(r.Tools, func(a, b *mcp.Tool) int { return key(a) - key(b) })
+			}
+			return res, err
+		}
+	}
+}
+
+// Serve runs srv over stdio (in, out; see Transport) until in is closed
+// (a clean exit) or ctx ends; diagnostics go to logw. A pipe or socket in
+// is read through Go's poller (pollableInput).
+func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writer) error {
+	in, restore := pollableInput(in)
+	defer restore()
+	store := &resultStore{}
+	t := &Transport{In: in, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
+	err := srv.Run(context.WithValue(ctx, storeKey{}, store), t)
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+// ServerGCPercent is the garbage collector's target a tv MCP server runs
+// with (GOGC; the default is 100). A server is long-lived and allocates
+// ~150 KB per read_file call (64 KiB of it the SDK's two params decodings,
+// each with a fresh 32 KiB buffer); collecting a quarter as often halved
+// the in-process call's wall time on the loaded bench machine
+// (BenchmarkReadFileLine) while the heap stays a few MiB and flat
+// (bench/mcp's RSS check).
+const ServerGCPercent = 400
+
+// TuneGC sets ServerGCPercent unless the user set GOGC (getenv looks it
+// up). Call it from the command that runs a server, once.
+func TuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(ServerGCPercent)
+	}
+}
