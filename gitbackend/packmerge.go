@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
@@ -35,9 +36,9 @@ import (
 //     bases of its chains (its other objects found no base when it was
 //     written). Their trees name their entries: a blob or tree gets the
 //     hash of its name, so versions of one file meet. Commits stay whole.
-//  3. select: the candidates, sorted by type, name and size (largest
-//     first: the newest version of a growing file stays whole, older ones
-//     become deltas of it, as git does), each try the DeltaWindow objects
+//  3. select: the candidates, sorted by type, name, size and recency
+//     (largest and newest first: the newest version of a file stays
+//     whole, older ones become deltas of it, as git does), each try the DeltaWindow objects
 //     before them as a base (go-git's DiffDelta) and keep the smallest
 //     delta under half the object's size; a delta under 1/64 of it is
 //     taken at once. A chain base from a merged pack, which no tree of the
@@ -81,7 +82,8 @@ type mergeSource struct {
 	byOff   map[int64]*mergeEntry
 	idx     *rawIndex
 
-	hasDeltas bool // it holds delta entries: a merge or git wrote it
+	hasDeltas bool      // it holds delta entries: a merge or git wrote it
+	written   time.Time // the pack file's modification time: its recency
 
 	rd    *bufio.Reader // sequential reads for copyTo
 	rdPos int64
@@ -195,7 +197,12 @@ func scanPack(path, name string, idx *rawIndex, br *bufio.Reader) (*mergeSource,
 	if err != nil {
 		return nil, err
 	}
-	s := &mergeSource{name: name, f: f, idx: idx, byOff: map[int64]*mergeEntry{}}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &mergeSource{name: name, f: f, idx: idx, byOff: map[int64]*mergeEntry{}, written: fi.ModTime()}
 	if err := s.scan(br); err != nil {
 		f.Close()
 		return nil, err
@@ -413,8 +420,11 @@ func selectDeltas(cands []*mergeEntry) []*mergeEntry {
 			}
 		}
 	}
+	// Within a name and size, newer packs first: the newest version of a
+	// tree stays whole, so the next commit, which reads it, resolves no
+	// chain (git orders by recency there too).
 	slices.SortStableFunc(cands, func(a, b *mergeEntry) int {
-		return cmp.Or(cmp.Compare(a.head.typ, b.head.typ), cmp.Compare(a.name, b.name), cmp.Compare(b.head.size, a.head.size))
+		return cmp.Or(cmp.Compare(a.head.typ, b.head.typ), cmp.Compare(a.name, b.name), cmp.Compare(b.head.size, a.head.size), b.src.written.Compare(a.src.written))
 	})
 	for i, e := range cands {
 		bestDelta(e, cands[max(0, i-DeltaWindow):i], false)

@@ -199,7 +199,10 @@ func (v *Vault) objectExists(h engine.Hash) bool {
 // is no snapshot, so one listing may show neither. The next listing shows
 // the new pack. A hit in a pack loaded earlier is good even if that pack is
 // gone since: a pack is only deleted once its objects are in another one.
-const packRescans = 3
+// Under many concurrent writers each rescan may find the pack it points
+// to merged away in turn; a rescan that changes nothing ends the search,
+// so the bound only matters while consolidations keep landing.
+const packRescans = 8
 
 func (v *Vault) loosePath(h engine.Hash) string {
 	s := h.String()

@@ -91,7 +91,7 @@ stats() { sort -g "$1" | awk '{a[NR]=$1} END{m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/
 read -r tvmed tvmax tvp99 <<<"$(stats "$WORK/tv.times")"
 read -r gmed gmax gp99 <<<"$(stats "$WORK/git.times")"
 # The commit that took longest, and its neighbours' median.
-worst_at=$(awk -v m="$tvmax" '$1==m{print NR; exit}' "$WORK/tv.times")
+worst_at=$(awk 'NR==1||$1>m{m=$1; at=NR} END{print at}' "$WORK/tv.times")
 
 fail=0
 check() { # label value target
