@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -702,6 +703,58 @@ func TestMCPLocalMountRegistry(t *testing.T) {
 	call(t, cs, "workspace_list", nil).ok(t).decode(t, &d)
 	if len(d.Workspaces) != 1 {
 		t.Fatalf("stale checkout still listed: %+v", d.Workspaces)
+	}
+}
+
+// TestMCPLocalForget: `tv workspace forget DIR` removes the checkout's
+// mount record, so a running `tv mcp local` stops serving it at its next
+// call while the files stay; forgetting it again is exit 6; a record
+// marked "mounted": false by hand is kept but not served.
+func TestMCPLocalForget(t *testing.T) {
+	e := newLocalEnv(t)
+	plain := filepath.Join(e.base, "plain")
+	os.MkdirAll(plain, 0o755)
+	checkout := filepath.Join(e.base, "registered")
+	writeRegistry(t, e, checkout)
+	cs := e.start(plain, "")
+	var d struct{ Workspaces []struct{ ID string } }
+	call(t, cs, "workspace_list", nil).ok(t).decode(t, &d)
+	if len(d.Workspaces) != 2 {
+		t.Fatalf("before forget: %+v", d.Workspaces)
+	}
+	forget := func() (string, int) {
+		cmd := exec.Command(mcpLocalBinary(t), "workspace", "forget", checkout)
+		cmd.Env = e.env
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return string(out), exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	if out, code := forget(); code != 0 || !strings.Contains(out, "Forgot "+checkout) {
+		t.Fatalf("forget: exit %d: %s", code, out)
+	}
+	call(t, cs, "workspace_list", nil).ok(t).decode(t, &d)
+	if len(d.Workspaces) != 1 || d.Workspaces[0].ID != "launch" {
+		t.Fatalf("forgotten checkout still served: %+v", d.Workspaces)
+	}
+	call(t, cs, "read_file", map[string]any{"path": "marker.txt", "workspace": "checkout:" + checkout}).failed(t)
+	if b, err := os.ReadFile(filepath.Join(checkout, "marker.txt")); err != nil || string(b) != "registered\n" {
+		t.Fatalf("forget touched the files: %q %v", b, err)
+	}
+	if out, code := forget(); code != ExitNotFound {
+		t.Fatalf("second forget: exit %d, want %d: %s", code, ExitNotFound, out)
+	}
+
+	reg := map[string]any{"mounts": []map[string]any{{"path": checkout, "workspace_id": "ws_test", "workspace_name": "demo", "checked_out_at": "2026-01-02T03:04:05Z", "mounted": false}}}
+	b, _ := json.Marshal(reg)
+	writeTestFile(t, filepath.Join(e.base, "home", "state", "tv", "mounts.json"), string(b))
+	call(t, cs, "workspace_list", nil).ok(t).decode(t, &d)
+	if len(d.Workspaces) != 1 {
+		t.Fatalf(`a record marked "mounted": false is served: %+v`, d.Workspaces)
 	}
 }
 
