@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestServeOverPipe: a server whose stdin is an OS pipe reads it through
@@ -40,6 +41,51 @@ func TestServeOverPipe(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	rc, err := inR.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	rc.Control(func(fd uintptr) {
+		f, _, _ := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		flags = int(f)
+	})
+	if flags&syscall.O_NONBLOCK != 0 {
+		t.Errorf("stdin left non-blocking after Serve returned (flags %#x)", flags)
+	}
+}
+
+// TestServeOverPipeCancelledWhileIdle: a server whose client is idle (its
+// stdin pipe open, nothing written) returns when its context is cancelled,
+// and leaves the pipe in blocking mode; it does not wait for the client's
+// next byte.
+func TestServeOverPipeCancelledWhileIdle(t *testing.T) {
+	l, err := New(Config{LaunchDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Serve(ctx, inR, outW, io.Discard); outW.Close() }()
+	out := bufio.NewScanner(outR)
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	if !out.Scan() || !strings.Contains(out.Text(), `"id":1,"result"`) {
+		t.Fatalf("initialize answer: %q", out.Text())
+	}
+	go io.Copy(io.Discard, outR)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Serve did not return after its context was cancelled while the client was idle")
 	}
 	rc, err := inR.SyscallConn()
 	if err != nil {

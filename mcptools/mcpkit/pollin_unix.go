@@ -44,7 +44,10 @@ func pollableInput(in io.Reader) (io.Reader, func()) {
 	}
 	nb := os.NewFile(uintptr(fd), f.Name())
 	return nb, func() {
-		syscall.SetNonblock(fd, false)
+		// Close first: it wakes a read parked in the poller. Clearing
+		// O_NONBLOCK first would let that read block in the kernel, and
+		// Close wait for it until the client wrote or hung up.
 		nb.Close()
+		rc.Control(func(orig uintptr) { syscall.SetNonblock(int(orig), false) })
 	}
 }
