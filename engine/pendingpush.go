@@ -36,6 +36,7 @@ type pendingPush struct {
 	From     Hash            `json:"from"`
 	To       Hash            `json:"to"`
 	Manifest Hash            `json:"manifest_baseline"` // the manifest file's own baseline
+	Baseline Hash            `json:"baseline"`          // the checkout's baseline before the commit
 	Entry    json.RawMessage `json:"entry"`             // a manifestLogEntry line
 }
 
@@ -50,7 +51,7 @@ type offliner interface {
 // entry.
 func (e *Engine) writePendingPush(p *Plan, ref string, head, version Hash, entry []byte) error {
 	b, err := json.Marshal(pendingPush{Format: pendingPushFormat, VaultID: e.vault.ID(), Ref: ref, From: head, To: version,
-		Manifest: p.base.manifestBaseline, Entry: entry})
+		Manifest: p.base.manifestBaseline, Baseline: p.Baseline, Entry: entry})
 	if err != nil {
 		return err
 	}
@@ -170,9 +171,11 @@ func (e *Engine) refHolds(ctx context.Context, ref string, version Hash) (bool, 
 }
 
 // adoptPendingPush appends the record's entry to the manifest log, unless
-// the commit already got that far: a manifest rewritten since (the commit
-// compacted the log, or the checkout was replaced) or one that already
-// records the entry.
+// the commit already got that far (a manifest rewritten since: the commit
+// compacted the log, or the checkout was replaced; or one that already
+// records the entry), or the checkout moved on without it (an update from
+// the cache while the server was unreachable appended its own entry: the
+// files are that update's, and the record's entry would misdescribe them).
 func adoptPendingPush(dir string, rec *pendingPush) error {
 	m, state, err := readManifestAndLog(dir)
 	if err != nil {
@@ -185,7 +188,7 @@ func adoptPendingPush(dir string, rec *pendingPush) error {
 	if err := json.Unmarshal(rec.Entry, &entry); err != nil {
 		return err
 	}
-	if manifestRecords(m, &entry) {
+	if manifestRecords(m, &entry) || (!rec.Baseline.IsZero() && m.Baseline != rec.Baseline) {
 		return nil
 	}
 	_, err = appendManifestLog(dir, rec.Manifest, rec.Entry)
