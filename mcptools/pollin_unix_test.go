@@ -42,18 +42,7 @@ func TestServeOverPipe(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	rc, err := inR.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flags int
-	rc.Control(func(fd uintptr) {
-		f, _, _ := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		flags = int(f)
-	})
-	if flags&syscall.O_NONBLOCK != 0 {
-		t.Errorf("stdin left non-blocking after Serve returned (flags %#x)", flags)
-	}
+	assertBlocking(t, inR)
 }
 
 // TestServeOverPipeCancelledWhileIdle: a server whose client is idle (its
@@ -87,7 +76,13 @@ func TestServeOverPipeCancelledWhileIdle(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Serve did not return after its context was cancelled while the client was idle")
 	}
-	rc, err := inR.SyscallConn()
+	assertBlocking(t, inR)
+}
+
+// assertBlocking fails t when f's open file description is non-blocking.
+func assertBlocking(t *testing.T, f *os.File) {
+	t.Helper()
+	rc, err := f.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
