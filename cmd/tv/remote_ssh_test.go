@@ -34,23 +34,14 @@ func TestRemoteVaultSSH(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "vault.git")
 	gitservertest.InitBare(t, repo)
 	e := sshEnv(t, s, s.URL(repo))
-	e.must("workspace", "init", "--name", "viassh")
-	co := filepath.Join(t.TempDir(), "co")
-	e.must("workspace", "checkout", "viassh", "--output", co)
-	writeNote(t, co, "s.md", "over ssh\n")
-	e.must("workspace", "commit", co, "--reason", "ssh commit")
-	if log := gitservertest.Git(t, repo, "log", "--format=%s", "refs/tv/workspaces/"+wsID(t, e, "viassh")); !strings.HasPrefix(log, "ssh commit\n") {
-		t.Fatalf("server history:\n%s", log)
-	}
+	sshCommitLands(t, e, repo, "viassh", "ssh commit")
 	// Unknown host key: refused with exit 5, never accepted or treated as offline.
-	kh := filepath.Join(s.ClientHome, ".ssh", "known_hosts")
-	good, _ := os.ReadFile(kh)
-	os.WriteFile(kh, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o600)
+	restore := distrustHostKey(t, s)
 	_, errs, code := e.run("workspace", "list")
 	if code != 5 || !strings.Contains(errs, "host key is not trusted") {
 		t.Fatalf("unknown host key: exit %d\n%s", code, errs)
 	}
-	os.WriteFile(kh, good, 0o600)
+	restore()
 	gitservertest.Git(t, repo, "fsck", "--strict")
 }
 
@@ -125,17 +116,8 @@ func TestRemoteVaultSSHAgent(t *testing.T) {
 		t.Fatalf("without agent or key: exit %d\n%s", code, errs)
 	}
 	e.env = append(e.env, "SSH_AUTH_SOCK="+sock)
-	e.must("workspace", "init", "--name", "agent")
-	co := filepath.Join(t.TempDir(), "co")
-	e.must("workspace", "checkout", "agent", "--output", co)
-	writeNote(t, co, "a.md", "through the agent\n")
-	e.must("workspace", "commit", co, "--reason", "agent commit")
-	if log := gitservertest.Git(t, repo, "log", "--format=%s", "refs/tv/workspaces/"+wsID(t, e, "agent")); !strings.HasPrefix(log, "agent commit\n") {
-		t.Fatalf("server history:\n%s", log)
-	}
-	kh := filepath.Join(s.ClientHome, ".ssh", "known_hosts")
-	good, _ := os.ReadFile(kh)
-	os.WriteFile(kh, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o600)
+	co := sshCommitLands(t, e, repo, "agent", "agent commit")
+	restore := distrustHostKey(t, s)
 	before := gitservertest.Git(t, repo, "for-each-ref")
 	writeNote(t, co, "a.md", "not to an unknown host\n")
 	if _, errs, code := e.run("workspace", "commit", co, "--reason", "unknown host"); code != 5 || !strings.Contains(errs, "host key is not trusted") {
@@ -144,7 +126,38 @@ func TestRemoteVaultSSHAgent(t *testing.T) {
 	if gitservertest.Git(t, repo, "for-each-ref") != before {
 		t.Fatal("refs changed after a refused host key")
 	}
-	os.WriteFile(kh, good, 0o600)
+	restore()
 	e.env = noAgent
 	gitservertest.Git(t, repo, "fsck", "--strict")
+}
+
+// sshCommitLands inits workspace name over e's ssh vault (repo on the
+// server), checks it out, commits one note with reason and checks the
+// server's history holds it; it returns the checkout.
+func sshCommitLands(t *testing.T, e *tvEnv, repo, name, reason string) string {
+	t.Helper()
+	e.must("workspace", "init", "--name", name)
+	co := filepath.Join(t.TempDir(), "co")
+	e.must("workspace", "checkout", name, "--output", co)
+	writeNote(t, co, "a.md", reason+"\n")
+	e.must("workspace", "commit", co, "--reason", reason)
+	if log := gitservertest.Git(t, repo, "log", "--format=%s", "refs/tv/workspaces/"+wsID(t, e, name)); !strings.HasPrefix(log, reason+"\n") {
+		t.Fatalf("server history:\n%s", log)
+	}
+	return co
+}
+
+// distrustHostKey replaces the client's known_hosts with a key that is not
+// the server's, and returns the function that puts the right one back.
+func distrustHostKey(t *testing.T, s *gitservertest.SSH) func() {
+	t.Helper()
+	kh := filepath.Join(s.ClientHome, ".ssh", "known_hosts")
+	good, err := os.ReadFile(kh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kh, []byte("[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return func() { os.WriteFile(kh, good, 0o600) }
 }
