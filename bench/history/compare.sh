@@ -34,15 +34,7 @@ trap cleanup EXIT
 tv=$WORK/tv
 if [[ -n ${TV_BIN:-} ]]; then cp "$TV_BIN" "$tv"; else (cd "$repo" && go build -o "$tv" ./cmd/tv); fi
 
-export HOME=$WORK/home
-export TV_VAULT=$WORK/vault.git
-export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$HOME/.gitconfig
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-export LC_ALL=C
-mkdir -p "$HOME"
-git config --global init.defaultBranch main
-"$tv" login --user bench --email bench@example.com >/dev/null
+. "$repo/bench/privateenv.sh"
 "$tv" workspace init --name history >/dev/null
 co=$WORK/co
 "$tv" workspace checkout history --output "$co" >/dev/null

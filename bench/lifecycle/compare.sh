@@ -45,16 +45,8 @@ else
 	(cd "$repo" && go build -o "$tv" ./cmd/tv)
 fi
 
-export HOME=$WORK/home
-export TV_VAULT=$WORK/vault.git
-export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$HOME/.gitconfig
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-export LC_ALL=C
-mkdir -p "$HOME"
-git config --global init.defaultBranch main
+. "$repo/bench/privateenv.sh"
 git config --global pull.ff only
-"$tv" login --user bench --email bench@example.com >/dev/null
 
 # ---- the tree (generated, never committed) ----------------------------------
 tree=$WORK/tree

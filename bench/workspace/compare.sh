@@ -77,17 +77,8 @@ icmgen=$WORK/bin/icmgen
 (cd "$repo" && go build -o "$icmgen" ./bench/workspace/icmgen)
 
 # A private environment: nothing of the caller's tv or git setup is used.
-export HOME=$WORK/home
-export TV_VAULT=$WORK/vault.git
-export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$HOME/.gitconfig
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-export LC_ALL=C
-mkdir -p "$HOME"
-git config --global init.defaultBranch main
+. "$repo/bench/privateenv.sh"
 git config --global advice.detachedHead false
-
-"$tv" login --user bench --email bench@example.com >/dev/null
 
 # ---- measuring --------------------------------------------------------------
 
