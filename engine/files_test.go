@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/vaulttest"
 	"github.com/thalix/tv/starter"
 )
 
@@ -189,46 +190,7 @@ func TestFileReadOversizedContract(t *testing.T) {
 // git could), and returns the new head.
 func forceFile(t *testing.T, v engine.Vault, wsID, p, content string) engine.Hash {
 	t.Helper()
-	ctx := context.Background()
-	ref := engine.WorkspaceRefPrefix + wsID
-	head := must[engine.Hash](t)(v.Ref(ctx, ref))
-	c := must[*engine.Commit](t)(v.ReadCommit(ctx, head))
-	w := must[engine.ObjectWriter](t)(v.NewObjectWriter(ctx))
-	defer w.Abort()
-	blob := must[engine.Hash](t)(w.WriteBlob(strings.NewReader(content), int64(len(content))))
-	var set func(tree engine.Hash, parts []string) engine.Hash
-	set = func(tree engine.Hash, parts []string) engine.Hash {
-		var entries []engine.TreeEntry
-		if !tree.IsZero() {
-			entries = must[[]engine.TreeEntry](t)(v.ReadTree(ctx, tree))
-		}
-		var out []engine.TreeEntry
-		sub := engine.ZeroHash
-		for _, en := range entries {
-			if en.Name == parts[0] {
-				if en.Mode == engine.ModeDir {
-					sub = en.ID
-				}
-				continue
-			}
-			out = append(out, en)
-		}
-		if len(parts) == 1 {
-			out = append(out, engine.TreeEntry{Name: parts[0], Mode: engine.ModeFile, ID: blob})
-		} else {
-			out = append(out, engine.TreeEntry{Name: parts[0], Mode: engine.ModeDir, ID: set(sub, parts[1:])})
-		}
-		return must[engine.Hash](t)(w.WriteTree(out))
-	}
-	tree := set(c.Tree, strings.Split(p, "/"))
-	id := must[engine.Hash](t)(w.WriteCommit(&engine.Commit{Tree: tree, Parents: []engine.Hash{head}, Author: c.Author, Committer: c.Committer, Message: c.Message}))
-	if err := w.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.UpdateRefs(ctx, engine.RefUpdate{Name: ref, Old: head, New: id}); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return vaulttest.ForceFile(t, v, wsID, p, content)
 }
 
 func TestMatchGlob(t *testing.T) {

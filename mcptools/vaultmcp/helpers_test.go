@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
+	"github.com/thalix/tv/internal/vaulttest"
 )
 
 var (
@@ -85,67 +86,7 @@ func (f *fixture) server(who *engine.Credentials, stage string) *Server {
 // another client could), and returns the new head.
 func (f *fixture) put(p, content string) engine.Hash {
 	f.t.Helper()
-	t := f.t
-	ctx := context.Background()
-	ref := engine.WorkspaceRefPrefix + f.ws.ID
-	head, err := f.v.Ref(ctx, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := f.v.ReadCommit(ctx, head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := f.v.NewObjectWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Abort()
-	blob, err := w.WriteBlob(strings.NewReader(content), int64(len(content)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var set func(tree engine.Hash, parts []string) engine.Hash
-	set = func(tree engine.Hash, parts []string) engine.Hash {
-		var entries, out []engine.TreeEntry
-		if !tree.IsZero() {
-			if entries, err = f.v.ReadTree(ctx, tree); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sub := engine.ZeroHash
-		for _, en := range entries {
-			if en.Name == parts[0] {
-				if en.Mode == engine.ModeDir {
-					sub = en.ID
-				}
-				continue
-			}
-			out = append(out, en)
-		}
-		if len(parts) == 1 {
-			out = append(out, engine.TreeEntry{Name: parts[0], Mode: engine.ModeFile, ID: blob})
-		} else {
-			out = append(out, engine.TreeEntry{Name: parts[0], Mode: engine.ModeDir, ID: set(sub, parts[1:])})
-		}
-		id, err := w.WriteTree(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	tree := set(c.Tree, strings.Split(p, "/"))
-	id, err := w.WriteCommit(&engine.Commit{Tree: tree, Parents: []engine.Hash{head}, Author: c.Author, Committer: c.Committer, Message: c.Message})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.v.UpdateRefs(ctx, engine.RefUpdate{Name: ref, Old: head, New: id}); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return vaulttest.ForceFile(f.t, f.v, f.ws.ID, p, content)
 }
 
 // records reads the evidence file.
