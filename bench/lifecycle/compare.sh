@@ -42,7 +42,7 @@ if [[ -n ${TV_BIN:-} ]]; then
 	cp "$TV_BIN" "$tv"
 else
 	log "building tv"
-	(cd "$repo" && go build -o "$tv" ./cmd/tv)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
 fi
 
 . "$repo/bench/privateenv.sh"
