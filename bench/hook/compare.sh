@@ -3,9 +3,10 @@
 # push to a repository without any hook, on a 10,000-file workspace, over
 # every transport a team serves a vault with.
 #
-# Builds tv and the helper bench/hook/pushbench, sources the private
-# environment of bench/privateenv.sh (HOME, vault, git identity, tv logged
-# in as bench), imports an ICM workspace of FILES files (the bundled
+# Builds tv and the helper bench/hook/pushbench (static, CGO_ENABLED=0,
+# as the other benches), sources the private environment of
+# bench/privateenv.sh (HOME, vault, git identity, tv logged in as bench),
+# imports an ICM workspace of FILES files (the bundled
 # starter plus generated notes under stages/01-research/references/bulk/,
 # made at run time) and seeds six bare repositories with it, one per
 # transport and kind: local-hooked.git, local-plain.git, daemon-…, http-…
@@ -64,9 +65,9 @@ pb=$WORK/bin/pushbench
 mkdir -p "$WORK/bin"
 if [[ -n ${TV_BIN:-} ]]; then cp "$TV_BIN" "$tv"; else
 	log "building tv"
-	(cd "$repo" && go build -o "$tv" ./cmd/tv)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
 fi
-(cd "$repo" && go build -o "$pb" ./bench/hook/pushbench)
+(cd "$repo" && CGO_ENABLED=0 go build -o "$pb" ./bench/hook/pushbench)
 
 # shellcheck source=../privateenv.sh
 source "$repo/bench/privateenv.sh"
