@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/thalix/tv/icm"
@@ -341,14 +342,16 @@ func loadICMCache(dir string) *icmCache {
 
 var errICMCache = errors.New("icm cache damaged")
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is CRC-32C's table, made on first use (every tv command
+// pays for what package init builds).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 func decodeICMCache(data []byte) (*icmCache, error) {
 	if len(data) < len(icmCacheMagic)+4+32+4 || string(data[:len(icmCacheMagic)]) != icmCacheMagic {
 		return nil, errICMCache
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, errICMCache
 	}
 	d := lebin.NewReader(body, len(icmCacheMagic))
@@ -431,7 +434,7 @@ func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []
 	places = pe.B
 	e.U32(uint32(len(places)))
 	e.B = append(e.B, places...)
-	e.U32(crc32.Checksum(e.B, castagnoli))
+	e.U32(crc32.Checksum(e.B, castagnoli()))
 	return replaceUnsynced(filepath.Join(dir, ICMCacheName), e.B, 0o644)
 }
 

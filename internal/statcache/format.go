@@ -57,7 +57,7 @@ func decode(data []byte) (*Cache, error) {
 		return nil, errTruncated
 	}
 	snap := data[:n-4]
-	if crc32.Checksum(snap, castagnoli) != binary.LittleEndian.Uint32(data[n-4:]) {
+	if crc32.Checksum(snap, castagnoli()) != binary.LittleEndian.Uint32(data[n-4:]) {
 		return nil, errors.New("stat cache checksum mismatch")
 	}
 	r := lebin.NewReader(snap, len(Magic)+8)
@@ -95,7 +95,7 @@ func decode(data []byte) (*Cache, error) {
 			break // torn
 		}
 		rec := data[off+4 : off+4+l]
-		if crc32.Checksum(rec, castagnoli) != binary.LittleEndian.Uint32(data[off+4+l:]) {
+		if crc32.Checksum(rec, castagnoli()) != binary.LittleEndian.Uint32(data[off+4+l:]) {
 			break
 		}
 		t, ok := readRecord(rec)
@@ -241,7 +241,7 @@ func (c *Cache) Save(path string, racyFrom int64) error {
 	w.entries(c.Files)
 	w.dirs(c.Dirs)
 	binary.LittleEndian.PutUint64(w.B[len(Magic):], uint64(len(w.B)+4))
-	w.U32(crc32.Checksum(w.B, castagnoli))
+	w.U32(crc32.Checksum(w.B, castagnoli()))
 	return atomicfile.WriteFile(path, w.B, atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncNone})
 }
 
@@ -275,7 +275,7 @@ func (c *Cache) Append(path string, r *Record, racyFrom int64) error {
 	}
 	w.dirs(r.Dirs)
 	binary.LittleEndian.PutUint32(w.B, uint32(len(w.B)-4))
-	w.U32(crc32.Checksum(w.B[4:], castagnoli))
+	w.U32(crc32.Checksum(w.B[4:], castagnoli()))
 	_, err = f.Write(w.B)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thalix/tv/internal/fastio"
@@ -255,4 +256,6 @@ func MergeEntries(a, b []Entry) []Entry {
 	return append(append(out, a...), b...)
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is CRC-32C's table, made on first use: hash/crc32 builds its
+// tables then, and every tv command pays for what package init builds.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
