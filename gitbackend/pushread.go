@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // PushReader reads a repository as receive-pack shows it to a pre-receive
@@ -187,7 +188,9 @@ func (r *PushReader) open(id engine.Hash) (int, int64, io.ReadCloser, error) {
 // not read: a hook looks up a few objects in a pack whose index may be
 // megabytes (280 KB for 10,000 files), and a mapping faults in only the
 // pages the lookups touch where reading copies the whole file. A pack
-// that appears later is read by the vault's own rescan.
+// that appears later is read by the vault's own rescan. git never
+// rewrites an index in place (a new pack has a new name), so a mapping is
+// never cut short under the reader.
 func (r *PushReader) mapPacks() error {
 	dir := filepath.Join(r.repo.path, "objects", "pack")
 	entries, err := os.ReadDir(dir)
@@ -204,7 +207,14 @@ func (r *PushReader) mapPacks() error {
 			continue // index without its pack: not usable (yet)
 		}
 		path := filepath.Join(dir, e.Name())
-		b, release, err := mapFile(path)
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing (git repack)
+		}
+		if err != nil {
+			return fmt.Errorf("open pack index: %w", err)
+		}
+		b, release, err := fastio.MapFile(path, fi.Size())
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing (git repack)
 		}

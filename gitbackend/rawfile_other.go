@@ -30,9 +30,3 @@ func readSmallFile(path string, max int64) (data []byte, large *os.File, err err
 	}
 	return data[:n], nil, err
 }
-
-// mapFile reads the file at path (no mapping on this system).
-func mapFile(path string) (data []byte, release func(), err error) {
-	data, err = os.ReadFile(path)
-	return data, func() {}, err
-}

@@ -50,29 +50,6 @@ func readSmallFile(path string, max int64) (data []byte, large *os.File, err err
 	return data, nil, nil
 }
 
-// mapFile maps the file at path read-only; release unmaps it, after which
-// nothing may point into data. An empty file is read, not mapped.
-func mapFile(path string) (data []byte, release func(), err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if fi.Size() <= 0 || int64(int(fi.Size())) != fi.Size() {
-		data, err := os.ReadFile(path)
-		return data, func() {}, err
-	}
-	data, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
-	if err != nil {
-		return nil, nil, &os.PathError{Op: "mmap", Path: path, Err: err}
-	}
-	return data, func() { syscall.Munmap(data) }, nil
-}
-
 func retryEINTR(fn func() error) error {
 	for {
 		if err := fn(); err != syscall.EINTR {
