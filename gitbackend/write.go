@@ -315,7 +315,11 @@ func (w *packWriter) Finish() error {
 	w.done = true
 	// The batch is durable. Merging small packs is best effort: a failure
 	// loses no object (consolidate.go) and never fails the batch.
-	_, _, _ = w.v.consolidate(nil)
+	// A batch that merged none leaves the trash a few files lighter
+	// (trash.go): no commit pays for deleting a whole merge's packs.
+	if n, _, _ := w.v.consolidate(nil); n == 0 {
+		w.v.emptyTrash(TrashFilesPerBatch)
+	}
 	return nil
 }
 
