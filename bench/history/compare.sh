@@ -94,6 +94,10 @@ run() {
 	fsck "$COMMITS"
 	local vault gitgc tvmed tvmax tvp99 gmed gmax gp99 worst_at
 	vault=$(objbytes "$TV_VAULT")
+	# git's own automatic gc may still run detached (git commit starts it
+	# after enough loose objects): let it finish before the measured gc.
+	local waited=0
+	while [[ -e $g/.git/gc.pid ]] && ((waited < 600)); do sleep 1; waited=$((waited + 1)); done
 	git -C "$g" gc -q
 	gitgc=$(objbytes "$g/.git")
 	read -r tvmed tvmax tvp99 <<<"$(stats "$WORK/tv.times")"
