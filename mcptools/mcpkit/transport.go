@@ -370,11 +370,29 @@ const maxExactInt = 1 << 53
 // It returns the error answer to write, or nil. b is the batch it belongs
 // to, or nil.
 func (c *lineConn) screen(msg []byte, b *batch) []byte {
-	var m map[string]json.RawMessage
-	if msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
+	msg = bytes.Clone(msg) // the reader reuses the line's buffer; the members below outlive it
+	// The members as written (the last of a repeated name, as decoders
+	// keep it); nil when absent.
+	var rawID, version, rawMethod, params, result, rpcError []byte
+	if msg[0] != '{' || !eachMember(msg, func(name, v []byte) {
+		switch string(name) {
+		case "id":
+			rawID = v
+		case "jsonrpc":
+			version = v
+		case "method":
+			rawMethod = v
+		case "params":
+			params = v
+		case "result":
+			result = v
+		case "error":
+			rpcError = v
+		}
+	}) {
 		return errorLine(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
 	}
-	rawID, hasID := m["id"]
+	hasID := rawID != nil
 	var id jsonrpc.ID
 	if hasID {
 		var err error
@@ -382,10 +400,7 @@ func (c *lineConn) screen(msg []byte, b *batch) []byte {
 			return errorLine(nil, codeInvalidRequest, "Invalid Request: "+err.Error())
 		}
 	}
-	var idOut json.RawMessage
-	if hasID {
-		idOut = rawID
-	}
+	idOut := json.RawMessage(rawID)
 	// An invalid envelope is answered even without an id (a null one, as
 	// JSON-RPC 2.0 says); a notification with bad params gets no answer.
 	invalid := func(format string, args ...any) []byte {
@@ -398,27 +413,22 @@ func (c *lineConn) screen(msg []byte, b *batch) []byte {
 		}
 		return errorLine(idOut, code, fmt.Sprintf(format, args...))
 	}
-	if string(m["jsonrpc"]) != `"2.0"` {
+	if string(version) != `"2.0"` {
 		return invalid(`Invalid Request: "jsonrpc" must be "2.0" (member names are case-sensitive)`)
 	}
-	rawMethod, hasMethod := m["method"]
-	if !hasMethod {
-		if _, res := m["result"]; res {
+	if rawMethod == nil {
+		if result != nil || rpcError != nil {
 			return nil // an answer to a request of ours: the server sends none
-		}
-		if _, e := m["error"]; e {
-			return nil
 		}
 		return invalid(`Invalid Request: no "method" member`)
 	}
-	var method string
-	if json.Unmarshal(rawMethod, &method) != nil {
+	if rawMethod[0] != '"' {
 		return invalid(`Invalid Request: "method" must be a string`)
 	}
-	if _, res := m["result"]; res {
+	method := string(memberName(rawMethod))
+	if result != nil {
 		return invalid(`Invalid Request: a request has no "result" member`)
 	}
-	params := m["params"]
 	switch {
 	case len(params) == 0 || string(params) == "null":
 		params = nil
@@ -512,28 +522,38 @@ func (c *lineConn) cancel(params json.RawMessage) json.RawMessage {
 // metaVersion returns the protocol version a request of 2026-07-28 or
 // later names in its _meta ("" when none).
 func metaVersion(params json.RawMessage) string {
-	var p struct {
-		Meta struct {
-			Version string `json:"io.modelcontextprotocol/protocolVersion"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+	meta := member(params, "_meta")
+	if len(meta) == 0 || meta[0] != '{' {
 		return ""
 	}
-	return p.Meta.Version
+	v := member(meta, mcp.MetaKeyProtocolVersion)
+	if len(v) == 0 || v[0] != '"' {
+		return ""
+	}
+	return string(memberName(v))
+}
+
+// paramType is the JSON type a member of a request's params must have:
+// '"' a string, '{' an object.
+type paramType struct {
+	name string
+	kind byte
 }
 
 // paramTypes are the JSON types of the members of the requests tv's
 // servers answer that the SDK would otherwise decode leniently or refuse
-// with a less helpful message: method → member → type.
-var paramTypes = map[string]map[string]byte{
-	"tools/call":           {"name": '"', "arguments": '{', "_meta": '{'},
-	"tools/list":           {"cursor": '"', "_meta": '{'},
-	"initialize":           {"protocolVersion": '"', "capabilities": '{', "clientInfo": '{', "_meta": '{'},
-	"ping":                 {"_meta": '{'},
-	"server/discover":      {"_meta": '{'},
-	"subscriptions/listen": {"notifications": '{', "_meta": '{'},
+// with a less helpful message: method → members (at most maxTypedParams).
+var paramTypes = map[string][]paramType{
+	"tools/call":           {{"name", '"'}, {"arguments", '{'}, {"_meta", '{'}},
+	"tools/list":           {{"cursor", '"'}, {"_meta", '{'}},
+	"initialize":           {{"protocolVersion", '"'}, {"capabilities", '{'}, {"clientInfo", '{'}, {"_meta", '{'}},
+	"ping":                 {{"_meta", '{'}},
+	"server/discover":      {{"_meta", '{'}},
+	"subscriptions/listen": {{"notifications", '{'}, {"_meta", '{'}},
 }
+
+// maxTypedParams bounds the members paramTypes lists for one method.
+const maxTypedParams = 4
 
 var typeNames = map[byte]string{'"': "a string", '{': "an object"}
 
@@ -543,17 +563,21 @@ func checkParams(method string, params json.RawMessage) string {
 	if !ok {
 		return ""
 	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
-		return "params must be an object"
-	}
-	for name, want := range types {
-		v, ok := p[name]
-		if !ok || string(v) == "null" && name == "arguments" {
+	var got [maxTypedParams][]byte // the last value of each typed member
+	eachMember(params, func(name, v []byte) {
+		for i, t := range types {
+			if string(name) == t.name {
+				got[i] = v
+			}
+		}
+	})
+	for i, t := range types {
+		v := got[i]
+		if v == nil || string(v) == "null" && t.name == "arguments" {
 			continue
 		}
-		if v[0] != want {
-			return fmt.Sprintf("%q must be %s, not %s", name, typeNames[want], v)
+		if v[0] != t.kind {
+			return fmt.Sprintf("%q must be %s, not %s", t.name, typeNames[t.kind], v)
 		}
 	}
 	return ""
