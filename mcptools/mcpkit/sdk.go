@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"slices"
 
@@ -76,10 +77,13 @@ func listOrder(order []string) mcp.Middleware {
 // (a clean exit) or ctx ends; diagnostics go to logw. A pipe or socket in
 // is read through Go's poller (pollableInput).
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writer) error {
-	in, restore := pollableInput(in)
+	polled, restore := pollableInput(in)
 	defer restore()
 	store := &resultStore{}
-	t := &Transport{In: in, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
+	t := &Transport{In: polled, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
+	if f, ok := polled.(*os.File); ok && polled != in {
+		t.polled = f
+	}
 	err := srv.Run(context.WithValue(ctx, storeKey{}, store), t)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

@@ -50,6 +50,12 @@ type Transport struct {
 	// results holds the tools/call results encoded once (encodeOnce) that
 	// the SDK passes as placeholders; nil when Serve did not make it.
 	results *resultStore
+	// polled is In when Serve made it a file read through the poller,
+	// whose Close wakes a read waiting for input: then the SDK's read
+	// loop reads and screens the lines itself (Read), and a request is
+	// handed to the SDK's handler without passing through a goroutine of
+	// the Transport's own. nil: a goroutine reads In.
+	polled io.Closer
 }
 
 // Connect implements mcp.Transport.
@@ -67,6 +73,11 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		pending: map[jsonrpc.ID]*pendingCall{},
 		idle:    make(chan struct{}, 1),
 		results: t.results,
+		polled:  t.polled,
+	}
+	if c.polled != nil {
+		c.lines = newLineReader(t.In, t.MaxLine, c.serveLine, c.refuseOversize)
+		return c, nil
 	}
 	go func() {
 		err := readLines(t.In, t.MaxLine, c.serveLine, c.refuseOversize)
@@ -95,6 +106,12 @@ type lineConn struct {
 	initID  *jsonrpc.ID                 // the initialize request awaiting its answer
 	idle    chan struct{}               // signalled when a pending call is answered
 	results *resultStore                // see Transport.results
+
+	// Inline reading (Transport.polled): Read reads the lines itself and
+	// queues the messages a line holds (a batch holds several).
+	polled io.Closer
+	lines  *lineReader
+	queue  []jsonrpc.Message
 }
 
 // pendingCall is a request handed to the server.
@@ -119,6 +136,9 @@ func (c *lineConn) SupportsProtocolVersion(string) bool { return true }
 
 // Read implements mcp.Connection.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.lines != nil {
+		return c.readInline()
+	}
 	select {
 	case m := <-c.msgs:
 		return m, nil
@@ -130,6 +150,34 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// readInline reads lines until one holds a message for the server (the
+// SDK's read loop is the only caller).
+func (c *lineConn) readInline() (jsonrpc.Message, error) {
+	for len(c.queue) == 0 {
+		select {
+		case <-c.closed:
+			return nil, io.EOF
+		default:
+		}
+		if err := c.lines.next(); err != nil {
+			select {
+			case <-c.closed: // Close closed the input under the read
+				return nil, io.EOF
+			default:
+			}
+			if err != io.EOF {
+				c.log.Printf("read: %v", err)
+			}
+			c.drain()
+			return nil, io.EOF
+		}
+	}
+	m := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	return m, nil
 }
 
 // drain waits up to ShutdownGrace for the running requests (listen
@@ -158,9 +206,15 @@ func (c *lineConn) drain() {
 	}
 }
 
-// Close implements mcp.Connection.
+// Close implements mcp.Connection. With inline reading it closes the
+// input, which wakes a Read waiting for a line.
 func (c *lineConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		close(c.closed)
+		if c.polled != nil {
+			c.polled.Close()
+		}
+	})
 	return nil
 }
 
@@ -467,6 +521,10 @@ func (c *lineConn) screen(msg []byte, b *batch) []byte {
 
 // deliver hands a message to the server's Read.
 func (c *lineConn) deliver(m jsonrpc.Message) {
+	if c.lines != nil { // called by Read itself
+		c.queue = append(c.queue, m)
+		return
+	}
 	select {
 	case c.msgs <- m:
 	case <-c.closed:
@@ -611,23 +669,35 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// readLines reads newline-terminated lines from in and calls onLine with
-// each non-blank line (without its line ending; the slice is reused after
-// the call returns). A line whose content is over maxLine bytes is
-// scanned as it streams (never buffered whole) for its top-level "id",
-// and onOversize is called with that id as written (nil when there is
-// none) instead. A final line without a newline counts. It returns nil at
-// EOF, or the first error of a callback or of in.
-func readLines(in io.Reader, maxLine int, onLine func([]byte) error, onOversize func(id json.RawMessage, maxLine int) error) error {
-	br := bufio.NewReaderSize(in, 64<<10)
-	line := make([]byte, 0, 64<<10)
+// lineReader reads newline-terminated lines from in (see next).
+type lineReader struct {
+	br         *bufio.Reader
+	line       []byte
+	maxLine    int
+	onLine     func([]byte) error
+	onOversize func(id json.RawMessage, maxLine int) error
+}
+
+func newLineReader(in io.Reader, maxLine int, onLine func([]byte) error, onOversize func(id json.RawMessage, maxLine int) error) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(in, 64<<10), line: make([]byte, 0, 64<<10), maxLine: maxLine, onLine: onLine, onOversize: onOversize}
+}
+
+// next reads one line and calls onLine with it when it is not blank
+// (without its line ending; the slice is reused after the call returns).
+// A line whose content is over maxLine bytes is scanned as it streams
+// (never buffered whole) for its top-level "id", and onOversize is called
+// with that id as written (nil when there is none) instead. A final line
+// without a newline counts. It returns io.EOF at the end of in, or the
+// first error of a callback or of in.
+func (r *lineReader) next() error {
+	line := r.line[:0]
 	var over *idScanner
 	for {
-		chunk, err := br.ReadSlice('\n')
+		chunk, err := r.br.ReadSlice('\n')
 		switch {
 		case over != nil:
 			over.feed(chunk)
-		case len(line)+len(chunk) <= maxLine+2:
+		case len(line)+len(chunk) <= r.maxLine+2:
 			line = append(line, chunk...)
 		default:
 			over = &idScanner{}
@@ -637,24 +707,36 @@ func readLines(in io.Reader, maxLine int, onLine func([]byte) error, onOversize 
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+		r.line = line[:0]
+		if err != nil && err != io.EOF {
+			return err
+		}
 		var cerr error
-		if content := bytes.TrimRight(line, "\r\n"); over != nil || len(content) > maxLine {
+		if content := bytes.TrimRight(line, "\r\n"); over != nil || len(content) > r.maxLine {
 			if over == nil {
 				over = &idScanner{}
 				over.feed(content)
 			}
-			cerr = onOversize(over.id(), maxLine)
+			cerr = r.onOversize(over.id(), r.maxLine)
 		} else if len(bytes.TrimSpace(content)) > 0 {
-			cerr = onLine(content)
+			cerr = r.onLine(content)
 		}
 		if cerr != nil {
 			return cerr
 		}
-		line, over = line[:0], nil
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
+		return err
+	}
+}
+
+// readLines calls r.next until the end of input: nil at EOF, else the
+// first error.
+func readLines(in io.Reader, maxLine int, onLine func([]byte) error, onOversize func(id json.RawMessage, maxLine int) error) error {
+	r := newLineReader(in, maxLine, onLine, onOversize)
+	for {
+		if err := r.next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
 			return err
 		}
 	}
