@@ -133,3 +133,51 @@ func TestCommitOnTopCaseFold(t *testing.T) {
 		t.Fatalf("commit: %v; want an invalid combined tree", err)
 	}
 }
+
+// TestWalkTestWithEditKeepsCache: a checkout with an edited file does not
+// rewrite its stat cache on every walk-test (the edit stays dirty whatever
+// is written: it is hashed again, the cache is not), while a file hashed
+// back to its base version is vouched for again (the cache is rewritten).
+func TestWalkTestWithEditKeepsCache(t *testing.T) {
+	ctx := context.Background()
+	const f = "_config/voice.md"
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 1)[0]
+	cache := filepath.Join(d, engine.StatCacheName)
+	orig, err := os.ReadFile(filepath.Join(d, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(d, f), "an edit\n")
+	time.Sleep(20 * time.Millisecond) // past the racy window: stamps are vouched for
+	must[*engine.Plan](t)(e.WalkTest(ctx, d))
+	time.Sleep(20 * time.Millisecond)
+	before, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(cache); err != nil { // any rewrite would bring it back
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cache, before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	fi1 := must[os.FileInfo](t)(os.Stat(cache))
+	for range 2 {
+		if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); planString(p) != "~"+f {
+			t.Fatalf("plan %q, want the edit", planString(p))
+		}
+	}
+	if fi2 := must[os.FileInfo](t)(os.Stat(cache)); !os.SameFile(fi1, fi2) || !fi2.ModTime().Equal(fi1.ModTime()) {
+		t.Fatal("walk-test rewrote the stat cache although only an edited file was hashed")
+	}
+	write(t, filepath.Join(d, f), string(orig)) // revert: hashed back to its base
+	time.Sleep(20 * time.Millisecond)
+	if p := must[*engine.Plan](t)(e.WalkTest(ctx, d)); p.Changed() {
+		t.Fatalf("after the revert: plan %q", planString(p))
+	}
+	if fi3 := must[os.FileInfo](t)(os.Stat(cache)); os.SameFile(fi1, fi3) && fi3.ModTime().Equal(fi1.ModTime()) {
+		t.Fatal("walk-test did not rewrite the stat cache for a file hashed back to its base")
+	}
+}

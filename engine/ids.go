@@ -3,7 +3,6 @@ package engine
 import (
 	"crypto/rand"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -30,17 +29,12 @@ const (
 	trailerTemplate = "Tv-Template"
 )
 
-var (
-	idPattern   = regexp.MustCompile(`^(ws|tpl)_[a-z2-7]{20}$`)
-	namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-)
-
 const idAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
 
 // newID returns a fresh random id with the kind's prefix: ws_… or tpl_…,
 // 100 random bits, never reused in practice.
 func newID(k Kind) string {
-	var b [20]byte
+	var b [idSuffixLen]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
@@ -66,8 +60,39 @@ func refPrefix(k Kind) string {
 	return WorkspaceRefPrefix
 }
 
-// isID reports whether s has the shape of a workspace or template id.
-func isID(s string) bool { return idPattern.MatchString(s) }
+// idSuffixLen is the length of an id after its ws_ or tpl_ prefix.
+const idSuffixLen = 20
+
+// isID reports whether s has the shape of a workspace or template id:
+// ws_ or tpl_, then idSuffixLen characters of idAlphabet.
+func isID(s string) bool {
+	rest, ok := strings.CutPrefix(s, "ws_")
+	if !ok {
+		rest, ok = strings.CutPrefix(s, "tpl_")
+	}
+	if !ok || len(rest) != idSuffixLen {
+		return false
+	}
+	for i := range len(rest) {
+		if c := rest[i]; !('a' <= c && c <= 'z' || '2' <= c && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// isNameShaped reports whether name is letters, digits, '.', '_' and '-',
+// starting with a letter or digit.
+func isNameShaped(name string) bool {
+	for i := range len(name) {
+		c := name[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // ValidateName checks a workspace or template name: 1..MaxNameBytes bytes
 // of letters, digits, '.', '_' or '-', starting with a letter or digit, and
@@ -78,7 +103,7 @@ func ValidateName(name string) error {
 		return fmt.Errorf("%w: a name is required (--name)", ErrUsage)
 	case len(name) > MaxNameBytes:
 		return fmt.Errorf("%w: name %q is over %d bytes", ErrUsage, name, MaxNameBytes)
-	case !namePattern.MatchString(name):
+	case !isNameShaped(name):
 		return fmt.Errorf("%w: name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", ErrUsage, name)
 	case isID(name):
 		return fmt.Errorf("%w: name %q looks like an id; pick another", ErrUsage, name)

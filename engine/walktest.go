@@ -47,7 +47,7 @@ type Plan struct {
 	diskFindings []icm.Finding
 	base         *base
 	disk         *snapshot
-	refreshed    bool                 // some file was hashed: the cache vouched for too little
+	refreshed    bool                 // some file was hashed back to its base: the cache vouched for too little
 	rebased      bool                 // a commit recorded its version in the manifest (log) and cache
 	changed      map[string]*diskFile // the added and modified files
 }
@@ -182,8 +182,23 @@ func (p *Plan) hashDirty() error {
 			dirty = append(dirty, f)
 		}
 	}
-	p.refreshed = len(dirty) > 0
-	return p.disk.hashFiles(dirty)
+	if err := p.disk.hashFiles(dirty); err != nil {
+		return err
+	}
+	// Only a file hashed back to its base version gains a stamp the cache
+	// can vouch for; a modified file stays dirty whatever is written, so a
+	// checkout with edits does not rewrite its cache on every walk-test.
+	p.refreshed = slices.ContainsFunc(dirty, p.matchesBase)
+	return nil
+}
+
+// matchesBase reports whether scanned file f holds its base version.
+func (p *Plan) matchesBase(f *diskFile) bool {
+	if f.base < 0 {
+		return false
+	}
+	e := &p.base.files[f.base]
+	return e.id == f.id && e.mode == f.mode
 }
 
 // classify fills the file and folder lists.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/thalix/tv/engine"
 )
@@ -34,7 +35,7 @@ func (l Location) String() string {
 
 // scpLike matches git's scp-like syntax user@host:path (user optional),
 // which git recognises only when no slash comes before the first colon.
-var scpLike = regexp.MustCompile(`^(?:([^@/:]+)@)?([^@/:]+):(.*)$`)
+var scpLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:([^@/:]+)@)?([^@/:]+):(.*)$`) })
 
 // ParseLocation reads a vault location: an absolute or relative path, or
 // a git URL (https://host/path.git, ssh://user@host/path.git,
@@ -52,7 +53,7 @@ func ParseLocation(s string) (Location, error) {
 	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], "/\\") {
 		return parseURL(s)
 	}
-	if m := scpLike.FindStringSubmatch(s); m != nil && !isWindowsDrive(s) {
+	if m := scpLike().FindStringSubmatch(s); m != nil && !isWindowsDrive(s) {
 		if m[3] == "" {
 			return Location{}, fmt.Errorf("%w: %q names no repository path after the colon (write user@host:path/vault.git)", engine.ErrUsage, s)
 		}

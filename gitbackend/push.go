@@ -12,6 +12,7 @@ import (
 	mrand "math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -170,7 +171,9 @@ func (r *Remote) push(ctx context.Context, ups, checks []engine.RefUpdate) error
 
 // hookLine is a refusal printed by tv's pre-receive hook (TEAM contract):
 // "tv: <code>: <message>", shown by git with a "remote: " prefix.
-var hookLine = regexp.MustCompile(`(?m)^(?:remote: )?tv: (invalid-tree|permission-denied|input-refused|conflict|not-a-tv-ref): (.*)$`)
+var hookLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:remote: )?tv: (invalid-tree|permission-denied|input-refused|conflict|not-a-tv-ref): (.*)$`)
+})
 
 // hookErrors maps the hook's codes to engine sentinels (exit 3/5/7/4/7).
 var hookErrors = map[string]error{
@@ -210,7 +213,7 @@ func (r *Remote) refused(ctx context.Context, ups []engine.RefUpdate, report *pa
 			}
 		}
 	}
-	if m := hookLine.FindAllStringSubmatch(msgs, -1); len(m) > 0 {
+	if m := hookLine().FindAllStringSubmatch(msgs, -1); len(m) > 0 {
 		var lines []string
 		for _, x := range m {
 			lines = append(lines, "tv: "+x[1]+": "+x[2])

@@ -125,7 +125,7 @@ func placeholders(data []byte) []Placeholder {
 	if !bytes.Contains(data, []byte("{{")) {
 		return nil
 	}
-	all := placeholderRE.FindAllIndex(data, -1)
+	all := placeholderRE().FindAllIndex(data, -1)
 	var out []Placeholder
 	line, at := 1, 0
 	for i := 0; i < len(all); {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -172,5 +173,19 @@ func FuzzInputsPath(f *testing.F) {
 			}
 		}
 		t.Fatalf("%q accepted but resolves to none of %v", v, cands)
+	})
+}
+
+// stageShape is the pattern IsStageName implements.
+var stageShape = regexp.MustCompile(`^\d{2}[-_][a-z0-9][a-z0-9_-]*$`)
+
+func FuzzIsStageName(f *testing.F) {
+	for _, s := range []string{"01-research", "02_draft", "1-x", "01--x", "01-X", "001-a", "01-a_b-c9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := IsStageName(s), stageShape.MatchString(s); got != want {
+			t.Fatalf("IsStageName(%q) = %v, regexp says %v", s, got, want)
+		}
 	})
 }

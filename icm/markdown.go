@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -165,7 +166,7 @@ func section(doc []mdLine, name string) (head, from, to int, ok bool) {
 	return 0, 0, 0, false
 }
 
-var delimRowRE = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`)
+var delimRowRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`) })
 
 // locations calls yield with the index in doc of each body row of the pipe
 // tables among doc[from:to] whose header has a File/Location column (see
@@ -178,7 +179,7 @@ func locations(doc []mdLine, from, to int, yield func(row int, p string)) {
 	cells := buf[:0] // reused: one row at a time
 	for i := from; i+1 < to; i++ {
 		h, d := doc[i], doc[i+1]
-		if h.skip || d.skip || h.level > 0 || !strings.Contains(h.text, "|") || !delimRowRE.MatchString(strings.TrimSpace(d.text)) {
+		if h.skip || d.skip || h.level > 0 || !strings.Contains(h.text, "|") || !delimRowRE().MatchString(strings.TrimSpace(d.text)) {
 			continue
 		}
 		cells = splitCells(cells[:0], h.text)
@@ -327,4 +328,4 @@ func isConcrete(v string) bool {
 	return true
 }
 
-var placeholderRE = regexp.MustCompile(`\{\{[^{}\n]*\}\}`)
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^{}\n]*\}\}`) })

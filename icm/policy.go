@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -238,13 +239,13 @@ func decodeYAML(body []byte) (doc yaml.Node, err error) {
 	return doc, err
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlErrorLine maps a yaml.v3 error to a line of the file (the body starts
 // on line 2) and a message without the "yaml: line N:" prefix.
 func yamlErrorLine(err error) (int, string) {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
 			return n + 1, m[2]
 		}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -116,13 +115,23 @@ func HasErrors(findings []Finding) bool {
 	return slices.ContainsFunc(findings, func(f Finding) bool { return f.Severity == SeverityError })
 }
 
-// stagePattern is the pattern a stage folder name matches.
-var stagePattern = regexp.MustCompile(`^\d{2}[-_][a-z0-9][a-z0-9_-]*$`)
-
 // IsStageName reports whether name is a valid stage folder name: two
 // digits, '-' or '_', then a lowercase slug of letters, digits, '-' and '_'
 // (^\d{2}[-_][a-z0-9][a-z0-9_-]*$), as in 01-research or 02_draft.
-func IsStageName(name string) bool { return stagePattern.MatchString(name) }
+func IsStageName(name string) bool {
+	if len(name) < 4 || !isDigit(name[0]) || !isDigit(name[1]) || (name[2] != '-' && name[2] != '_') || name[3] == '-' || name[3] == '_' {
+		return false
+	}
+	for i := 3; i < len(name); i++ {
+		if c := name[i]; !isLowerAlnum(c) && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
+func isLowerAlnum(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'z' }
 
 // Validate checks the tree in fsys, rooted at the workspace root, against
 // every rule of the ICM profile, with the stage policies checked against

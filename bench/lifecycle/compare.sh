@@ -42,7 +42,7 @@ if [[ -n ${TV_BIN:-} ]]; then
 	cp "$TV_BIN" "$tv"
 else
 	log "building tv"
-	(cd "$repo" && go build -o "$tv" ./cmd/tv)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
 fi
 
 . "$repo/bench/privateenv.sh"
@@ -96,7 +96,14 @@ timeit() {
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
-edit=$gen/d7/f777.md
+# The files the rounds change: generated ones, picked from the tree so that
+# any NFILES works (the upstream edit and REPS distinct local edits).
+mapfile -t genfiles < <(cd "$tree" && find "$gen" -type f -name '*.md' | sort)
+if ((${#genfiles[@]} < REPS + 1)); then
+	log "NFILES=$NFILES leaves ${#genfiles[@]} generated files; need at least $((REPS + 1)) (raise NFILES or lower REPS)"
+	exit 2
+fi
+edit=${genfiles[$((${#genfiles[@]} / 2))]}
 for ((r = 1; r <= REPS; r++)); do
 	log "round $r of $REPS"
 	# update: one upstream change, then bring down up to date.
@@ -109,7 +116,8 @@ for ((r = 1; r <= REPS; r++)); do
 	timeit tv-update "$tv" workspace update "$WORK/tv-down"
 	timeit git-pull git -C "$WORK/git-down" pull -q --ff-only
 	# diff: one local change.
-	other=$gen/d3/f$((300 + r)).md
+	other=${genfiles[$((r - 1))]}
+	[[ $other == "$edit" ]] && other=${genfiles[-1]}
 	printf 'local change %d\n' "$r" >>"$WORK/tv-down/$other"
 	printf 'local change %d\n' "$r" >>"$WORK/git-down/$other"
 	timeit tv-diff "$tv" workspace diff "$WORK/tv-down"

@@ -104,7 +104,9 @@ func run() error {
 	e := &env{work: work, tv: *tvBin}
 	if e.tv == "" {
 		e.tv = filepath.Join(work, "tv")
-		if out, err := exec.Command("go", "build", "-o", e.tv, "./cmd/tv").CombinedOutput(); err != nil {
+		build := exec.Command("go", "build", "-o", e.tv, "./cmd/tv")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as released: static
+		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}

@@ -71,7 +71,7 @@ if [[ -n ${TV_BIN:-} ]]; then
 	cp "$TV_BIN" "$tv"
 else
 	log "building tv"
-	(cd "$repo" && go build -o "$tv" ./cmd/tv)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
 fi
 icmgen=$WORK/bin/icmgen
 (cd "$repo" && go build -o "$icmgen" ./bench/workspace/icmgen)

@@ -64,7 +64,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 			}
 		})
 	}
-	for name := range commandExamples {
+	for name := range commandExamples() {
 		if _, ok := cmds[name]; !ok {
 			t.Errorf("commandExamples has %q, which is not a command", name)
 		}

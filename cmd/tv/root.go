@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v3"
 )
@@ -212,9 +213,9 @@ func (a *app) checkRequiredArgs(_ context.Context, cmd *cli.Command) error {
 }
 
 var (
-	undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	requiredFlags = regexp.MustCompile(`^Required flags? "(.+)" not set$`)
-	invalidValue  = regexp.MustCompile(`^invalid value "(.*)" for flag -([^:]+): (.*)$`)
+	undefinedFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^flag provided but not defined: -+(.+)$`) })
+	requiredFlags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Required flags? "(.+)" not set$`) })
+	invalidValue  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value "(.*)" for flag -([^:]+): (.*)$`) })
 )
 
 // explainParseError rewrites urfave/cli's parse errors in tv's words:
@@ -226,21 +227,21 @@ func (a *app) explainParseError(err error, args []string) error {
 		err = pe.err
 	}
 	msg := err.Error()
-	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+	if m := undefinedFlag().FindStringSubmatch(msg); m != nil {
 		out := fmt.Sprintf("unknown flag %s for %q", typed(m[1], args), fullName(a.cmd))
 		if s := suggestion(m[1], flagNames(a.cmd)); s != "" {
 			out += fmt.Sprintf("; did you mean --%s?", s)
 		}
 		return errors.New(out)
 	}
-	if m := requiredFlags.FindStringSubmatch(msg); m != nil {
+	if m := requiredFlags().FindStringSubmatch(msg); m != nil {
 		names := strings.Split(m[1], ", ")
 		for i, n := range names {
 			names[i] = "--" + n
 		}
 		return fmt.Errorf("missing required %s %s for %q", map[bool]string{true: "flag", false: "flags"}[len(names) == 1], strings.Join(names, ", "), fullName(a.cmd))
 	}
-	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+	if m := invalidValue().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("invalid value %q for %s: %s", m[1], typed(m[2], args), m[3])
 	}
 	return err
