@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/thalix/tv/internal/jsonspan"
 )
 
 // The transport screens every input line (Transport): its top-level
@@ -18,24 +20,24 @@ import (
 // time; the last one is the one JSON decoders keep). A name written with
 // escapes is unescaped. It returns false when obj is not an object.
 func eachMember(obj []byte, fn func(name, value []byte)) bool {
-	i := skipSpace(obj, 0)
+	i := jsonspan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
+		i = jsonspan.SkipSpace(obj, i)
 		if i >= len(obj) || obj[i] == '}' {
 			return true
 		}
 		if obj[i] == ',' {
-			i = skipSpace(obj, i+1)
+			i = jsonspan.SkipSpace(obj, i+1)
 		}
-		end := skipString(obj, i)
+		end := jsonspan.SkipString(obj, i)
 		name := memberName(obj[i:end])
-		i = skipSpace(obj, end)
-		i = skipSpace(obj, i+1) // the colon
-		vend := skipValue(obj, i)
+		i = jsonspan.SkipSpace(obj, end)
+		i = jsonspan.SkipSpace(obj, i+1) // the colon
+		vend := jsonspan.SkipValue(obj, i)
 		fn(name, obj[i:vend])
 		i = vend
 	}
@@ -62,54 +64,4 @@ func member(obj []byte, name string) []byte {
 		}
 	})
 	return v
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string literal starting at i.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the JSON value starting at i.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
 }
