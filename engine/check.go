@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/thalix/tv/internal/statcache"
 	"io/fs"
 	"os"
 	"path"
@@ -60,7 +61,7 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	if filter.prefix != "" && !strings.HasSuffix(filter.prefix, "/") {
 		filter.prefix += "/"
 	}
-	disk, err := scanCheckout(dir, &base{}, filter)
+	disk, err := scanCheckout(dir, &statcache.Cache{}, filter)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("%w: %v: tv check must read every folder (and Markdown file) of the tree", ErrRefused, err)

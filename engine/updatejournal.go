@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/thalix/tv/internal/fastio"
 	"io/fs"
 	"os"
 	"path"
@@ -98,7 +99,7 @@ func recoverUpdate(dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, UpdateDirName)); err != nil {
 		return nil
 	}
-	unlock, err := lockCheckout(dir)
+	unlock, err := fastio.LockDir(dir)
 	if err != nil {
 		return err
 	}
