@@ -28,18 +28,24 @@ import (
 //   - an object in several packs is written once;
 //   - the new pack and its index are written, fsynced and renamed into
 //     place like a batch's (packWriter.finish), then the directory is
-//     fsynced, and only then are the merged packs deleted, index first.
+//     fsynced, and only then are the merged packs retired, index first:
+//     renamed into the vault's trash, which later batches empty a few
+//     files at a time (trash.go), so the commit that merges does not pay
+//     for freeing their blocks;
+//   - this process's pack list drops the merged packs and holds the new
+//     one without listing the directory again.
 //
-// So no object is ever lost: a pack is deleted only after every object in
-// it is in a durable pack that was renamed into place. A crash leaves the
-// old packs, the new one or both (a duplicate is harmless; the next
-// consolidation merges it away), and at worst an old .pack without its
-// .idx, which no reader uses. Readers that loaded an old index find a
-// vanished pack's objects after a rescan (openObject, objectExists), and a
-// writer that skipped an object because an old pack held it made no
-// mistake: the object is in the new pack.
+// So no object is ever lost: a pack leaves objects/pack only after every
+// object in it is in a durable pack that was renamed into place. A crash
+// leaves the old packs, the new one or both (a duplicate is harmless; the
+// next consolidation merges it away), at worst an old .pack without its
+// .idx, which no reader uses, and files in the trash, which nothing
+// reads. Readers that loaded an old index find a vanished pack's objects
+// after a rescan (openObject, objectExists), and a writer that skipped an
+// object because an old pack held it made no mistake: the object is in
+// the new pack.
 //
-// That argument holds whoever deletes what: a consolidation only deletes
+// That argument holds whoever retires what: a consolidation only retires
 // packs it copied itself. The lock file only keeps two consolidations from
 // doing the same work; correctness does not depend on it, which is why a
 // stale lock may simply be removed.
@@ -229,21 +235,19 @@ func (v *Vault) consolidate(batch *pendingPack) (n int, folded bool, err error) 
 	if err != nil {
 		return 0, false, err
 	}
-	// The new pack is durable and in place: the merged ones can go. A pack
-	// that came out byte for byte like the new one has its name: it stays.
+	// The new pack is durable and in place: the merged ones can go, into
+	// the trash (trash.go). A pack that came out byte for byte like the
+	// new one has its name: it stays.
+	var gone []string
 	for _, m := range names {
-		if m == name || m == batchPackName {
-			continue
+		if m != name && m != batchPackName {
+			gone = append(gone, m)
 		}
-		os.Remove(filepath.Join(dir, m+".idx")) // first: no reader loads it any more
-		os.Remove(filepath.Join(dir, m+".pack"))
 	}
-	// No fsync of the directory: a deletion a crash undoes only leaves a
-	// duplicate pack, which the next consolidation merges away.
-	// Drop the deleted packs from this process's lookups.
-	if _, err := v.refreshPacks(); err != nil {
-		return len(names), batch != nil, err
-	}
+	v.retirePacks(dir, gone)
+	// This process's lookups: the new pack was added by its install;
+	// the merged ones go without listing the directory again.
+	v.dropPacks(gone)
 	return len(names), batch != nil, nil
 }
 

@@ -6,8 +6,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
@@ -1026,4 +1028,103 @@ func TestGeometricSplit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// trashFiles lists the files in v's trash.
+func trashFiles(t *testing.T, v *Vault) []string {
+	t.Helper()
+	entries, err := os.ReadDir(v.trashDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestRetiredPacksLeaveThroughTrash: a consolidation moves the packs it
+// merged into the trash (not objects/pack, where git and tv look), the
+// batches after it delete at most TrashFilesPerBatch of them each until
+// it is empty, and every step's crash state is a readable vault: the
+// merged packs still in place (duplicates), an index retired before its
+// pack (a pack without index, which no reader loads), files left in the
+// trash. Objects stay readable by a fresh vault and by git throughout.
+func TestRetiredPacksLeaveThroughTrash(t *testing.T) {
+	ctx := context.Background()
+	v := newDiskVault(t)
+	v.packLimit = 4
+	var objs []testObject
+	batch := func(tag string, i int) {
+		t.Helper()
+		o, err := writeMixedBatch(ctx, v, tag, i, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o...)
+	}
+	for i := range 4 {
+		batch("before", i)
+	}
+	before := packNames(t, v)
+	batch("merging", 0) // the fifth pack: a consolidation
+	trash := trashFiles(t, v)
+	if len(trash) != 2*len(before) {
+		t.Fatalf("trash holds %v, want the %d merged packs' files", trash, len(before))
+	}
+	for _, name := range before {
+		if slices.Contains(packNames(t, v), name) {
+			t.Fatalf("merged pack %s still in objects/pack", name)
+		}
+		for _, ext := range []string{".idx", ".pack"} {
+			if !slices.Contains(trash, name+ext) {
+				t.Fatalf("trash %v lacks %s", trash, name+ext)
+			}
+		}
+	}
+	checkVault(t, v, objs)
+
+	// A crash between the two renames: the index went, the pack stayed.
+	half := before[0]
+	if err := os.Rename(filepath.Join(v.trashDir(), half+".pack"), filepath.Join(v.packDir(), half+".pack")); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(v.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if err := readObject(ctx, fresh, o); err != nil {
+			t.Fatalf("pack without index: %s: %v", o, err)
+		}
+	}
+	fsckClean(t, v.Path())
+	os.Remove(filepath.Join(v.packDir(), half+".pack"))
+
+	// A crash before the renames: the merged packs are back in place
+	// beside the merged one (duplicates).
+	for _, name := range before[1:] {
+		for _, ext := range []string{".pack", ".idx"} {
+			if err := os.Rename(filepath.Join(v.trashDir(), name+ext), filepath.Join(v.packDir(), name+ext)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	checkVault(t, v, objs)
+
+	// The batches that follow empty the trash a few files at a time.
+	left := len(trashFiles(t, v))
+	for i := 0; left > 0; i++ {
+		if i > 50 {
+			t.Fatalf("trash still holds %v after %d batches", trashFiles(t, v), i)
+		}
+		batch("after", i)
+		now := len(trashFiles(t, v))
+		if now < left-TrashFilesPerBatch {
+			t.Fatalf("one batch deleted %d trash files, at most %d", left-now, TrashFilesPerBatch)
+		}
+		left = now
+	}
+	checkVault(t, v, objs)
 }

@@ -166,6 +166,11 @@ func inflateExact(b []byte, size int64) ([]byte, error) {
 		return nil, err
 	}
 	defer zr.Close()
+	return readExact(zr, size)
+}
+
+// readExact reads exactly size bytes from zr, the whole of its stream.
+func readExact(zr io.Reader, size int64) ([]byte, error) {
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {
 		return nil, err

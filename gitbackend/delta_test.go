@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
+	"hash/adler32"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,9 +210,10 @@ func TestFoldedBatchLeavesNoTemp(t *testing.T) {
 
 // rawPackEntry is one entry of a hand-made pack.
 type rawPackEntry struct {
-	id   engine.Hash
-	head []byte // header (and base reference)
-	data []byte // inflated payload
+	id    engine.Hash
+	head  []byte // header (and base reference)
+	data  []byte // inflated payload
+	zdata []byte // the entry's zlib stream as it is; nil: data compressed
 }
 
 // writeRawPack installs a pack of entries (in order) with its index.
@@ -217,13 +221,16 @@ func writeRawPack(t *testing.T, v *Vault, entries []rawPackEntry) {
 	t.Helper()
 	var pack bytes.Buffer
 	pack.Write([]byte{'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, byte(len(entries))})
+	pack.Grow(12 + 20 + len(entries)*64)
 	var idx []packEntry
 	for _, e := range entries {
 		off := int64(pack.Len())
-		var z bytes.Buffer
-		zw := zlib.NewWriter(&z)
-		zw.Write(e.data)
-		zw.Close()
+		z := bytes.NewBuffer(e.zdata)
+		if e.zdata == nil {
+			zw := zlib.NewWriter(z)
+			zw.Write(e.data)
+			zw.Close()
+		}
 		entry := append(append([]byte{}, e.head...), z.Bytes()...)
 		pack.Write(entry)
 		idx = append(idx, packEntry{id: e.id, offset: off, crc: crc32.ChecksumIEEE(entry)})
@@ -243,6 +250,59 @@ func writeRawPack(t *testing.T, v *Vault, entries []rawPackEntry) {
 	if err := os.WriteFile(name+".idx", ib.Bytes(), 0o444); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// paddedZlib is a valid zlib stream of data whose deflate data starts
+// with pad empty stored blocks (5 bytes each), then holds data in one
+// final stored block.
+func paddedZlib(data []byte, pad int) []byte {
+	z := []byte{0x78, 0x01}
+	for range pad {
+		z = append(z, 0x00, 0x00, 0x00, 0xff, 0xff) // not final, stored, LEN 0
+	}
+	n := len(data) // < 64 KiB
+	z = append(z, 0x01, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+	z = append(z, data...)
+	return binary.BigEndian.AppendUint32(z, adler32.Checksum(data))
+}
+
+// TestMergePaddedStreamBoundsMemory: consolidation inflating an entry
+// whose zlib stream is padded to megabytes (valid zlib, accepted by git)
+// allocates about the object's size, not the padded span, and the merged
+// vault still reads the object and passes git fsck.
+func TestMergePaddedStreamBoundsMemory(t *testing.T) {
+	const span = 8 << 20
+	ctx := context.Background()
+	v := newDiskVault(t)
+	v.packLimit = 1
+	data := []byte(strings.Repeat("a padded line of a note\n", 40))
+	id := hashObject(typeBlob, data)
+	writeRawPack(t, v, []rawPackEntry{{id: id, head: packEntryHeader(typeBlob, int64(len(data))), zdata: paddedZlib(data, span/5)}})
+	if _, err := v.refreshPacks(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var more []engine.Hash
+	writeBatch(t, v, func(w engine.ObjectWriter) {
+		more = append(more, mustBlob(t, w, string(data)+"and one more line\n"))
+	})
+	runtime.ReadMemStats(&after)
+	if n := len(packNames(t, v)); n != 1 {
+		t.Fatalf("%d packs after the batch, want the padded pack merged into one", n)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > span/2 {
+		t.Fatalf("the merge allocated %d bytes for an entry of %d bytes padded to %d", got, len(data), span)
+	}
+	for _, h := range append(more, id) {
+		rc, _, err := v.OpenBlob(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAllClose(t, rc)
+	}
+	fsckClean(t, v.Path())
 }
 
 // TestReadDeltaRefusals: the direct reader resolves REF_DELTA and

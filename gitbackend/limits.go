@@ -35,6 +35,14 @@ const (
 	// consolidation: a big import's pack is not copied again and again.
 	ConsolidateMaxBytes = 64 << 20 // 64 MiB
 
+	// TrashFilesPerBatch is how many files of the packs consolidation
+	// merged (kept in the vault's tv-trash folder, trash.go) a batch that
+	// merges nothing deletes after its own pack is durable. A
+	// consolidation retires about two files per batch since the last one,
+	// so the trash stays small, and no single commit pays for freeing all
+	// of them.
+	TrashFilesPerBatch = 4
+
 	// ConsolidateLockStale is the age from which the consolidation lock
 	// (objects/pack/tv-consolidate.lock) is taken for the leftover of a
 	// killed process and removed. A consolidation copies packs smaller than

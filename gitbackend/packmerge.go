@@ -85,8 +85,7 @@ type mergeSource struct {
 	hasDeltas bool      // it holds delta entries: a merge or git wrote it
 	written   time.Time // the pack file's modification time: its recency
 
-	rd    *bufio.Reader // sequential reads for copyTo
-	rdPos int64
+	rd *sourceReader // sequential reads for copyTo, shared by a merge's sources
 }
 
 // mergeEntry is one entry of a merged pack and what the merge does with it.
@@ -155,6 +154,11 @@ func (v *Vault) mergePacks(dir string, names []string, batch *pendingPack) (stri
 			return "", fmt.Errorf("consolidate %s: %w", name, err)
 		}
 		srcs = append(srcs, s)
+	}
+	// The scan's buffer serves the copies too: one buffer per merge.
+	rd := &sourceReader{rd: br}
+	for _, s := range srcs {
+		s.rd = rd
 	}
 	all := markDuplicates(srcs)
 	for _, e := range all {
@@ -378,6 +382,8 @@ func nameHash(name string) uint32 {
 func loadCandidates(all []*mergeEntry) ([]*mergeEntry, error) {
 	budget := int64(mergeContentBytes)
 	var cands []*mergeEntry
+	var in entryInflater
+	defer in.close()
 	for _, e := range all {
 		if e.dup != nil || !isCandidateType(e.head.typ) || e.head.size < mergeMinDeltaBytes || e.head.size > min(DeltaMaxObjectBytes, budget) {
 			continue
@@ -385,18 +391,54 @@ func loadCandidates(all []*mergeEntry) ([]*mergeEntry, error) {
 		if e.src.hasDeltas && e.below == 0 {
 			continue
 		}
-		raw := make([]byte, e.end-e.off-e.head.dataOff)
-		if _, err := e.src.f.ReadAt(raw, e.off+e.head.dataOff); err != nil {
-			return nil, fmt.Errorf("read entry %s: %w", e.id, err)
-		}
 		var err error
-		if e.content, err = inflateExact(raw, e.head.size); err != nil {
+		if e.content, err = in.inflate(e); err != nil {
 			return nil, fmt.Errorf("entry %s: %w", e.id, err)
 		}
 		budget -= e.head.size
 		cands = append(cands, e)
 	}
 	return cands, nil
+}
+
+// entryInflater inflates entries of the merged packs, each streamed from
+// its pack through one buffer and one zlib reader reused for all. What it
+// allocates is the object's size (at most DeltaMaxObjectBytes), never the
+// entry's compressed span: a valid zlib stream may be padded with empty
+// deflate blocks to any length up to the pack's.
+type entryInflater struct {
+	br *bufio.Reader
+	zr io.ReadCloser
+}
+
+// inflateBufferBytes is the read buffer of an entryInflater.
+const inflateBufferBytes = 32 << 10
+
+// inflate returns e's inflated content, exactly e.head.size bytes.
+func (in *entryInflater) inflate(e *mergeEntry) ([]byte, error) {
+	span := io.NewSectionReader(e.src.f, e.off+e.head.dataOff, e.end-e.off-e.head.dataOff)
+	if in.br == nil {
+		in.br = bufio.NewReaderSize(span, inflateBufferBytes)
+	} else {
+		in.br.Reset(span)
+	}
+	var err error
+	if in.zr == nil {
+		in.zr, err = zlib.NewReader(in.br)
+	} else {
+		err = in.zr.(zlib.Resetter).Reset(in.br, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return readExact(in.zr, e.head.size)
+}
+
+// close releases the zlib reader.
+func (in *entryInflater) close() {
+	if in.zr != nil {
+		in.zr.Close()
+	}
 }
 
 // selectDeltas picks a base for the candidates and returns them in write
@@ -636,19 +678,25 @@ func (w *packWriter) copyEntry(e *mergeEntry, hdr []byte) error {
 	return nil
 }
 
-// copyTo copies bytes from..to of the source pack to dst through one
-// buffered reader, which only seeks when a copy does not start where the
-// last one ended.
+// sourceReader reads the merged packs for copyTo through one buffer,
+// positioned in one source at a time.
+type sourceReader struct {
+	rd  *bufio.Reader
+	src *mergeSource // whose bytes rd holds; nil: none
+	pos int64
+}
+
+// copyTo copies bytes from..to of the source pack to dst through the
+// merge's buffered reader, which only seeks when a copy does not start
+// where the last one ended.
 func (s *mergeSource) copyTo(dst io.Writer, from, to int64) error {
-	if s.rd == nil || s.rdPos != from {
-		if s.rd == nil {
-			s.rd = bufio.NewReaderSize(nil, packBufferBytes)
-		}
-		s.rd.Reset(io.NewSectionReader(s.f, from, 1<<62))
-		s.rdPos = from
+	r := s.rd
+	if r.src != s || r.pos != from {
+		r.rd.Reset(io.NewSectionReader(s.f, from, 1<<62))
+		r.src, r.pos = s, from
 	}
-	n, err := io.CopyN(dst, s.rd, to-from)
-	s.rdPos += n
+	n, err := io.CopyN(dst, r.rd, to-from)
+	r.pos += n
 	return err
 }
 

@@ -315,7 +315,11 @@ func (w *packWriter) Finish() error {
 	w.done = true
 	// The batch is durable. Merging small packs is best effort: a failure
 	// loses no object (consolidate.go) and never fails the batch.
-	_, _, _ = w.v.consolidate(nil)
+	// A batch that merged none leaves the trash a few files lighter
+	// (trash.go): no commit pays for deleting a whole merge's packs.
+	if n, _, _ := w.v.consolidate(nil); n == 0 {
+		w.v.emptyTrash(TrashFilesPerBatch)
+	}
 	return nil
 }
 
@@ -381,16 +385,26 @@ func (w *packWriter) finish() (string, error) {
 	if err := w.f.Chmod(0o444); err != nil { // read-only, like git's packs
 		return "", fmt.Errorf("write pack: %w", err)
 	}
-	if err := w.f.Sync(); err != nil {
-		return "", fmt.Errorf("fsync pack: %w", err)
-	}
-	if err := w.f.Close(); err != nil {
-		return "", fmt.Errorf("close pack: %w", err)
-	}
+	// The pack's fsync runs while the index is written and fsynced: both
+	// are durable before either is renamed into place, and the two waits
+	// for the disk overlap (on a journalling file system the second often
+	// joins the first's commit).
+	synced := make(chan error, 1)
+	go func() { synced <- w.f.Sync() }()
 	dir := filepath.Dir(w.f.Name())
 	idxTmp, err := writeIndexFile(dir, w.entries, packSum)
+	if serr := <-synced; serr != nil {
+		if err == nil {
+			os.Remove(idxTmp)
+		}
+		return "", fmt.Errorf("fsync pack: %w", serr)
+	}
 	if err != nil {
 		return "", err
+	}
+	if err := w.f.Close(); err != nil {
+		os.Remove(idxTmp)
+		return "", fmt.Errorf("close pack: %w", err)
 	}
 	name := "pack-" + engine.Hash(packSum).String()
 	if err := os.Rename(w.f.Name(), filepath.Join(dir, name+".pack")); err != nil {
