@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/statcache"
 	"path"
 	"sort"
+
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 )

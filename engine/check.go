@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/statcache"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/ignore"

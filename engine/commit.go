@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 )

@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
 	"io"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
 
 	"github.com/thalix/tv/textmerge"
 )

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+
 	"github.com/thalix/tv/internal/fastio"
 )
 

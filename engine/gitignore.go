@@ -2,12 +2,13 @@ package engine
 
 import (
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/ignore"
 )

@@ -5,8 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/lebin"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -14,6 +13,9 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/lebin"
 
 	"github.com/thalix/tv/icm"
 )
@@ -434,6 +436,9 @@ func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []
 	places = pe.B
 	e.U32(uint32(len(places)))
 	e.B = append(e.B, places...)
+	if err := errors.Join(e.Err(), pe.Err()); err != nil {
+		return fmt.Errorf("icm cache: %w", err)
+	}
 	e.U32(crc32.Checksum(e.B, castagnoli()))
 	return replaceUnsynced(filepath.Join(dir, ICMCacheName), e.B, 0o644)
 }

@@ -3,10 +3,11 @@ package engine
 import (
 	"encoding/hex"
 	"encoding/json"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"reflect"
 	"testing"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 )
 
 // TestEncodeManifest: the hand-written manifest encoder yields the same

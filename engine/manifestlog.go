@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // The manifest is written whole at checkout. A commit then appends one

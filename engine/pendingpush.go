@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/thalix/tv/internal/fastio"
 
 	"github.com/thalix/tv/atomicfile"
 )

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"hash"
 	"io"
 	"io/fs"
@@ -17,6 +15,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 )

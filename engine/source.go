@@ -4,8 +4,6 @@ import (
 	"archive/zip"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +11,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"

@@ -6,14 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/textmerge"

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // Names an update keeps beside the manifest (reserved: never content).

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 )
@@ -187,20 +188,26 @@ func (p *Plan) hashDirty() error {
 	if err := p.disk.hashFiles(dirty); err != nil {
 		return err
 	}
-	// Only a file hashed back to its base version gains a stamp the cache
-	// can vouch for; a modified file stays dirty whatever is written, so a
-	// checkout with edits does not rewrite its cache on every walk-test.
-	p.refreshed = slices.ContainsFunc(dirty, p.matchesBase)
+	// The cache changes only for a file hashed back to its base version
+	// (a stamp to vouch for) or a file edited since the cache vouched for
+	// it (that stamp to drop: where a platform has no change time, a
+	// same-size edit whose mtime was put back would match it). A file
+	// that stays edited changes nothing, so a checkout with edits does not
+	// rewrite its cache on every walk-test.
+	p.refreshed = slices.ContainsFunc(dirty, p.changesCache)
 	return nil
 }
 
-// matchesBase reports whether scanned file f holds its base version.
-func (p *Plan) matchesBase(f *diskFile) bool {
+// changesCache reports whether hashed file f changes what the stat cache
+// holds for it: it is back to its base version, or its base entry still
+// carries a stamp, which no longer vouches for the file.
+func (p *Plan) changesCache(f *diskFile) bool {
 	if f.base < 0 {
 		return false
 	}
 	e := &p.base.Files[f.base]
-	return e.ID == f.id && FileMode(e.Mode) == f.mode
+	back := e.ID == f.id && FileMode(e.Mode) == f.mode
+	return back || e.Stamp != (fastio.Stamp{Size: e.Stamp.Size})
 }
 
 // classify fills the file and folder lists.

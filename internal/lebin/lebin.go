@@ -12,6 +12,7 @@ package lebin
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"unsafe"
 )
 
@@ -78,10 +79,22 @@ func (r *Reader) Str() string {
 	return v
 }
 
-// Writer appends fields to B.
+// MaxStr is the longest string Writer.Str can write: its length is a
+// uint16.
+const MaxStr = 1<<16 - 1
+
+// ErrTooLong is Writer.Err's error after a Str over MaxStr bytes.
+var ErrTooLong = errors.New("string over the format's 65535-byte limit")
+
+// Writer appends fields to B. A Str too long for the format is not
+// written; Err reports it, and the caller must not store B then.
 type Writer struct {
-	B []byte
+	B   []byte
+	err error
 }
+
+// Err is the first error of w's appends: nil, or ErrTooLong.
+func (w *Writer) Err() error { return w.err }
 
 // U32 appends v little-endian.
 func (w *Writer) U32(v uint32) { w.B = binary.LittleEndian.AppendUint32(w.B, v) }
@@ -92,8 +105,16 @@ func (w *Writer) U64(v uint64) { w.B = binary.LittleEndian.AppendUint64(w.B, v) 
 // Bytes appends b as it is.
 func (w *Writer) Bytes(b []byte) { w.B = append(w.B, b...) }
 
-// Str appends s with its uint16 length; the caller keeps s under 64 KiB.
+// Str appends s with its uint16 length. A string over MaxStr bytes is not
+// appended, and sets Err: a length prefix that disagreed with its bytes
+// would still pass the checksum taken over them.
 func (w *Writer) Str(s string) {
+	if len(s) > MaxStr {
+		if w.err == nil {
+			w.err = fmt.Errorf("%w: %d bytes", ErrTooLong, len(s))
+		}
+		return
+	}
 	w.B = binary.LittleEndian.AppendUint16(w.B, uint16(len(s)))
 	w.B = append(w.B, s...)
 }

@@ -2,6 +2,8 @@ package lebin
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,37 @@ func TestTruncated(t *testing.T) {
 	r.Fail(mine)
 	if r.U32() != 0 || r.Err() != mine {
 		t.Fatalf("after Fail: %v", r.Err())
+	}
+}
+
+// TestStrTooLong: a string over MaxStr bytes is not written (its uint16
+// length could not say how long it is) and sets Err; MaxStr bytes fit.
+func TestStrTooLong(t *testing.T) {
+	tests := []struct {
+		n       int
+		wantErr bool
+	}{
+		{MaxStr, false},
+		{MaxStr + 1, true},
+		{1 << 20, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.n), func(t *testing.T) {
+			var w Writer
+			w.Str(strings.Repeat("x", tt.n))
+			w.U32(9)
+			if got := w.Err(); errors.Is(got, ErrTooLong) != tt.wantErr {
+				t.Fatalf("Err() = %v, want too long: %v", got, tt.wantErr)
+			}
+			r := NewReader(w.B, 0)
+			if !tt.wantErr {
+				if s := r.Str(); len(s) != tt.n {
+					t.Fatalf("read back %d bytes, want %d", len(s), tt.n)
+				}
+			}
+			if v := r.U32(); v != 9 || r.Err() != nil || r.Remaining() != 0 {
+				t.Fatalf("after the string: %d, %v, %d left", v, r.Err(), r.Remaining())
+			}
+		})
 	}
 }

@@ -204,7 +204,7 @@ func readDirs(r *lebin.Reader) (map[string]*Dir, error) {
 // oneElem reports whether name is a single path element a folder can
 // hold (the scan's rules on what a checkout may hold come later).
 func oneElem(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
 }
 
 // Save writes c whole to path, bound to the manifest and log its Header
@@ -241,6 +241,9 @@ func (c *Cache) Save(path string, racyFrom int64) error {
 	w.entries(c.Files)
 	w.dirs(c.Dirs)
 	binary.LittleEndian.PutUint64(w.B[len(Magic):], uint64(len(w.B)+4))
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("stat cache: %w", err)
+	}
 	w.U32(crc32.Checksum(w.B, castagnoli()))
 	return atomicfile.WriteFile(path, w.B, atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncNone})
 }
@@ -275,6 +278,9 @@ func (c *Cache) Append(path string, r *Record, racyFrom int64) error {
 	}
 	w.dirs(r.Dirs)
 	binary.LittleEndian.PutUint32(w.B, uint32(len(w.B)-4))
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("stat cache: %w", err)
+	}
 	w.U32(crc32.Checksum(w.B[4:], castagnoli()))
 	_, err = f.Write(w.B)
 	return err

@@ -162,6 +162,7 @@ func TestListings(t *testing.T) {
 		{"dot", []string{"."}, false},
 		{"slash", []string{"../../etc/passwd"}, false},
 		{"nul", []string{"a\x00b"}, false},
+		{"backslash", []string{"..\\x"}, false}, // a separator on Windows
 		{"empty", []string{""}, false},
 		{"unsorted", []string{"b", "a"}, false},
 	}

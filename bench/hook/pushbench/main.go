@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command pushbench is bench/hook/compare.sh's helper: it times one
 // command with sub-millisecond resolution, serves bare repositories over
 // smart HTTP, and times `tv hook pre-receive`'s work inside one process.
