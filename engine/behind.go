@@ -7,6 +7,8 @@ import (
 	"path"
 	"sort"
 
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/icm"
 )
 
@@ -70,7 +72,7 @@ func (e *Engine) judge(ctx context.Context, p *Plan) error {
 			tree = headTree
 		}
 	}
-	if tree.IsZero() && len(p.base.header.Scope) > 0 {
+	if tree.IsZero() && len(p.base.Header.Scope) > 0 {
 		c, err := e.vault.ReadCommit(ctx, p.Baseline)
 		if err != nil {
 			return fmt.Errorf("baseline of %s: %w", p.Dir, err)
@@ -106,7 +108,7 @@ func (p *Plan) localVersion(path string) (entry *FileEntry, changed bool) {
 	if f := p.changed[path]; f != nil {
 		return &FileEntry{Path: path, Mode: f.mode, ID: f.id, Size: f.stamp.Size}, true
 	}
-	i := p.base.lookup(path)
+	i := p.base.Lookup(path)
 	if i >= 0 && !p.disk.seen[i] {
 		return nil, true
 	}
@@ -118,25 +120,25 @@ func (p *Plan) localVersion(path string) (entry *FileEntry, changed bool) {
 // local says what the checkout holds at a path it changed: a path
 // changed on both sides to different content is a conflict, one changed
 // to the head's content is no longer behind. It returns head's tree too.
-func (e *Engine) behind(ctx context.Context, b *base, head Hash, local func(string) (*FileEntry, bool)) (*Behind, Hash, error) {
+func (e *Engine) behind(ctx context.Context, b *statcache.Cache, head Hash, local func(string) (*FileEntry, bool)) (*Behind, Hash, error) {
 	out := &Behind{Head: head, Files: []string{}}
 	hc, err := e.vault.ReadCommit(ctx, head)
 	if err != nil {
 		return nil, ZeroHash, err
 	}
-	out.Versions, out.More, err = e.countVersions(ctx, hc, b.header.Baseline)
+	out.Versions, out.More, err = e.countVersions(ctx, hc, b.Header.Baseline)
 	if err != nil {
 		return nil, ZeroHash, err
 	}
-	bc, err := e.vault.ReadCommit(ctx, b.header.Baseline)
+	bc, err := e.vault.ReadCommit(ctx, b.Header.Baseline)
 	if err != nil {
-		return nil, ZeroHash, fmt.Errorf("baseline %s: %w", b.header.Baseline.Short(), err)
+		return nil, ZeroHash, fmt.Errorf("baseline %s: %w", Hash(b.Header.Baseline).Short(), err)
 	}
 	diffs, err := diffFiles(ctx, e.vault, bc.Tree, hc.Tree)
 	if err != nil {
 		return nil, ZeroHash, err
 	}
-	for _, d := range b.staleAgainst(diffs) {
+	for _, d := range staleAgainst(b, diffs) {
 		mine, changed := local(d.Path)
 		if changed && sameFile(mine, d.New) {
 			continue // the checkout already holds the head's version
@@ -153,17 +155,17 @@ func (e *Engine) behind(ctx context.Context, b *base, head Hash, local func(stri
 // a newer one, those inside b's scope whose new side b does not record
 // (a commit applied on top of a moved head records its own files at
 // their new versions while keeping the older baseline).
-func (b *base) staleAgainst(diffs []fileDiff) []fileDiff {
+func staleAgainst(b *statcache.Cache, diffs []fileDiff) []fileDiff {
 	var out []fileDiff
 	for _, d := range diffs {
-		if len(b.header.Scope) > 0 && !underAny(d.Path, b.header.Scope) {
+		if len(b.Header.Scope) > 0 && !underAny(d.Path, b.Header.Scope) {
 			continue
 		}
-		i := b.lookup(d.Path)
+		i := b.Lookup(d.Path)
 		switch {
 		case d.New == nil && i < 0:
 			continue // deleted upstream, and gone here too
-		case d.New != nil && i >= 0 && b.files[i].id == d.New.ID && b.files[i].mode == d.New.Mode:
+		case d.New != nil && i >= 0 && b.Files[i].ID == d.New.ID && FileMode(b.Files[i].Mode) == d.New.Mode:
 			continue // this checkout already records the new version
 		}
 		out = append(out, d)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 )
 
 // TestStaleCacheWrites: a walk-test whose cache write lands after a commit
@@ -148,9 +150,20 @@ func TestWalkTestWithEditKeepsCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(d, f), "an edit\n")
 	time.Sleep(20 * time.Millisecond) // past the racy window: stamps are vouched for
 	must[*engine.Plan](t)(e.WalkTest(ctx, d))
+	if st := cachedStamp(t, cache, f); st.Mtime == 0 {
+		t.Fatalf("the cache does not vouch for the unedited %s: %+v", f, st)
+	}
+	write(t, filepath.Join(d, f), "an edit\n")
+	time.Sleep(20 * time.Millisecond)
+	// The first walk-test after the edit drops the stamp the cache held
+	// for f (without a change time, a same-size edit whose mtime was put
+	// back would match it).
+	must[*engine.Plan](t)(e.WalkTest(ctx, d))
+	if st := cachedStamp(t, cache, f); st != (fastio.Stamp{Size: st.Size}) {
+		t.Fatalf("the cache still vouches for the edited %s: %+v", f, st)
+	}
 	time.Sleep(20 * time.Millisecond)
 	before, err := os.ReadFile(cache)
 	if err != nil {
@@ -180,4 +193,18 @@ func TestWalkTestWithEditKeepsCache(t *testing.T) {
 	if fi3 := must[os.FileInfo](t)(os.Stat(cache)); os.SameFile(fi1, fi3) && fi3.ModTime().Equal(fi1.ModTime()) {
 		t.Fatal("walk-test did not rewrite the stat cache for a file hashed back to its base")
 	}
+}
+
+// cachedStamp is the stamp the stat cache at path holds for file rel.
+func cachedStamp(t *testing.T, path, rel string) fastio.Stamp {
+	t.Helper()
+	c, err := statcache.Load(path, engine.MaxStatCacheBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := c.Lookup(rel)
+	if i < 0 {
+		t.Fatalf("%s is not in the stat cache", rel)
+	}
+	return c.Files[i].Stamp
 }

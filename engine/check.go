@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/ignore"
 )
@@ -60,7 +62,7 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	if filter.prefix != "" && !strings.HasSuffix(filter.prefix, "/") {
 		filter.prefix += "/"
 	}
-	disk, err := scanCheckout(dir, &base{}, filter)
+	disk, err := scanCheckout(dir, &statcache.Cache{}, filter)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("%w: %v: tv check must read every folder (and Markdown file) of the tree", ErrRefused, err)

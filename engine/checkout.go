@@ -16,6 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/mounts"
 	"github.com/thalix/tv/starter"
 )
@@ -78,17 +81,17 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err != nil {
 		return nil, err
 	}
-	b := &base{
-		header:           Manifest{Format: ManifestFormat, VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope},
-		files:            make([]cacheEntry, len(written)),
-		manifestBaseline: info.Head,
+	b := &statcache.Cache{
+		Header: headerOf(&Manifest{VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope}),
+		Files:  make([]statcache.Entry, len(written)),
 	}
+	b.Header.ManifestBaseline = info.Head
 	var total int64
 	for i, f := range written {
-		b.files[i] = entryOf(f)
+		b.Files[i] = entryOf(f)
 		total += f.stamp.Size
 	}
-	slices.SortFunc(b.files, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
+	slices.SortFunc(b.Files, func(x, y statcache.Entry) int { return strings.Compare(x.Path, y.Path) })
 	// The written records are copied into b: nothing uses them from here
 	// on, so the collector may have them before the manifest and cache
 	// buffers are made (at 100k files, 12 MiB).
@@ -99,7 +102,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err := writeManifest(dir, b); err != nil {
 		return nil, err
 	}
-	_ = writeStatCache(dir, b, time.Now().Add(-racySmudge).UnixNano())
+	_ = saveStatCache(dir, b, time.Now().Add(-statcache.RacySmudge).UnixNano())
 	if err := excludeOwnFiles(dir); err != nil {
 		return nil, fmt.Errorf("checkout is complete, but adding tv's files to the git repository's info/exclude failed: %w", err)
 	}
@@ -223,7 +226,7 @@ func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileE
 			d = parent
 		}
 	}
-	rootDir, err := openRootDir(root)
+	rootDir, err := fastio.OpenDir(root)
 	if err != nil {
 		return nil, err
 	}
@@ -275,10 +278,10 @@ produce:
 		h := rootDir
 		if d != "." {
 			parent := opened[path.Dir(d)]
-			h, err = parent.h.mkdir(path.Base(d))
+			h, err = parent.h.Mkdir(path.Base(d))
 			parent.release()
 			if err != nil {
-				fail(fmt.Errorf("mkdir %s: %w", d, err))
+				fail(fmt.Errorf("mkdir %s: %w", d, refusedName(err)))
 				break
 			}
 		}
@@ -297,11 +300,11 @@ produce:
 	wg.Wait()
 	for _, od := range opened {
 		if od.refs.Load() > 0 {
-			od.h.close() // left open by an early stop
+			od.h.Close() // left open by an early stop
 		}
 	}
 	if len(opened) == 0 {
-		rootDir.close()
+		rootDir.Close()
 	}
 	if firstErr == nil {
 		firstErr = ctx.Err()
@@ -309,22 +312,31 @@ produce:
 	return out, firstErr
 }
 
+// refusedName makes fastio's refusal of a name that is not one path
+// element an ErrRefused.
+func refusedName(err error) error {
+	if errors.Is(err, fastio.ErrNotElement) {
+		return fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	return err
+}
+
 // openDir is a folder being written and how many files and subfolders of
 // it are still to be made.
 type openDir struct {
-	h    *dirHandle
+	h    *fastio.Dir
 	refs atomic.Int32
 }
 
 func (d *openDir) release() {
 	if d.refs.Add(-1) == 0 {
-		d.h.close()
+		d.h.Close()
 	}
 }
 
 // writeOne writes one blob to a new file in dir, hashing as it goes, and
 // checks the bytes against the blob id.
-func (e *Engine) writeOne(ctx context.Context, dir *dirHandle, f FileEntry, buf []byte) (*diskFile, error) {
+func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf []byte) (*diskFile, error) {
 	rc, size, err := e.vault.OpenBlob(ctx, f.ID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -334,20 +346,20 @@ func (e *Engine) writeOne(ctx context.Context, dir *dirHandle, f FileEntry, buf 
 	if f.Mode == ModeExecutable {
 		perm = 0o755
 	}
-	fh, err := dir.create(path.Base(f.Path), perm)
+	fh, err := dir.Create(path.Base(f.Path), perm)
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", f.Path, err)
+		return nil, fmt.Errorf("write %s: %w", f.Path, refusedName(err))
 	}
 	h1, h2 := blobHasher(size), sha256.New()
 	n, err := io.CopyBuffer(io.MultiWriter(fh, h1, h2), rc, buf)
 	if err == nil && n != size {
 		err = fmt.Errorf("blob %s of %s has %d bytes, expected %d", f.ID, f.Path, n, size)
 	}
-	var stamp fileStamp
+	var stamp fastio.Stamp
 	if err == nil {
-		stamp, err = fh.finish(perm) // umask must not change what the version says
+		stamp, err = fh.Finish(perm) // umask must not change what the version says
 	} else {
-		fh.close()
+		fh.Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", f.Path, err)

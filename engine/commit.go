@@ -13,6 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/icm"
 )
 
@@ -86,7 +89,7 @@ func (e *Engine) commitCheckout(ctx context.Context, workspaceID, folder, dir, r
 	}
 	// One commit of a checkout at a time, from its plan to its manifest:
 	// a second one must plan on what the first left.
-	if unlock, err := lockCheckout(dir); err == nil {
+	if unlock, err := fastio.LockDir(dir); err == nil {
 		defer unlock()
 		if err := rollForward(dir); err != nil {
 			return nil, err
@@ -121,7 +124,7 @@ func (e *Engine) commitPlan(ctx context.Context, p *Plan, workspaceID string, si
 	// as a walk-test would; one that does rewrites it in rebase.
 	defer func() {
 		if !p.rebased && p.cacheStale() {
-			_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
+			_ = saveStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
 		}
 	}()
 	if p.VaultID != e.vault.ID() {
@@ -293,12 +296,12 @@ func (e *Engine) checkUpstream(ctx context.Context, p *Plan, headTree Hash, chan
 		if ok && up.Mode == ModeDir {
 			ok = false
 		}
-		var base *cacheEntry
-		if i := p.base.lookup(c.Path); i >= 0 {
-			base = &p.base.files[i]
+		var base *statcache.Entry
+		if i := p.base.Lookup(c.Path); i >= 0 {
+			base = &p.base.Files[i]
 		}
 		switch {
-		case !ok && base == nil, ok && base != nil && up.ID == base.id && up.Mode == base.mode:
+		case !ok && base == nil, ok && base != nil && up.ID == base.ID && up.Mode == FileMode(base.Mode):
 			kept = append(kept, c) // unchanged upstream
 		case !ok && c.Delete, ok && !c.Delete && up.ID == c.ID && up.Mode == c.Mode:
 			// already upstream exactly as we would make it
@@ -320,7 +323,7 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 			continue
 		}
 		f := p.changed[c.Path]
-		fh, err := p.disk.root.OpenFile(filepath.FromSlash(c.Path), os.O_RDONLY|noFollow|nonBlock, 0)
+		fh, err := p.disk.root.OpenFile(filepath.FromSlash(c.Path), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 		if err == nil {
 			fh, err = regularOnly(fh, c.Path)
 		}
@@ -345,7 +348,7 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 
 func countChanges(p *Plan, changes []change) (added, modified, deleted int) {
 	for _, c := range changes {
-		switch had := p.base.lookup(c.Path) >= 0; {
+		switch had := p.base.Lookup(c.Path) >= 0; {
 		case c.Delete:
 			deleted++
 		case had:
@@ -370,7 +373,7 @@ func (p *Plan) rebase(version Hash) error {
 	}
 	if p.logFull(len(line)) {
 		nb := p.nextBase(true, version)
-		nb.manifestBaseline, nb.log = version, logStamp{}
+		nb.Header.ManifestBaseline, nb.Header.Log = version, fastio.FileID{}
 		if err := writeManifest(p.Dir, nb); err != nil {
 			return err
 		}
@@ -378,24 +381,24 @@ func (p *Plan) rebase(version Hash) error {
 		// and replaced by the next commit.
 		_ = os.Remove(filepath.Join(p.Dir, ManifestLogName))
 		p.base, p.rebased = nb, true
-		_ = writeStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
+		_ = saveStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
 		return nil
 	}
-	log, err := appendManifestLog(p.Dir, p.base.manifestBaseline, line)
+	log, err := appendManifestLog(p.Dir, p.base.Header.ManifestBaseline, line)
 	if err != nil {
 		return err
 	}
 	p.rebased = true
-	t := &tailRecord{baseline: version, log: log, deleted: p.deletedPaths(), dirs: p.disk.fresh}
+	r := &statcache.Record{Baseline: version, Log: log, Deleted: p.deletedPaths(), Dirs: p.disk.fresh}
 	for _, f := range p.disk.files {
 		if !f.clean { // hashed now: changed, or unchanged but stamped anew
-			t.set = append(t.set, entryOf(f))
+			r.Set = append(r.Set, entryOf(f))
 		}
 	}
-	if !p.base.cached || appendStatCache(p.Dir, t, p.base.cacheFile, p.racyFrom()) != nil {
+	if p.base.Append(filepath.Join(p.Dir, StatCacheName), r, p.racyFrom()) != nil {
 		nb := p.nextBase(true, version)
-		nb.log = log
-		_ = writeStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
+		nb.Header.Log = log
+		_ = saveStatCache(p.Dir, nb, p.racyFrom()) // an accelerator only
 	}
 	return nil
 }

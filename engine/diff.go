@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/thalix/tv/internal/fastio"
+
 	"github.com/thalix/tv/textmerge"
 )
 
@@ -99,9 +101,9 @@ type diffPair struct {
 func (e *Engine) diffPairs(ctx context.Context, p *Plan, opts DiffOptions, res *DiffResult) ([]diffPair, error) {
 	wanted := func(path string) bool { return len(opts.Paths) == 0 || underAny(path, opts.Paths) }
 	base := func(path string) *FileEntry {
-		if i := p.base.lookup(path); i >= 0 {
-			f := &p.base.files[i]
-			return &FileEntry{Path: path, Mode: f.mode, ID: f.id, Size: f.stamp.Size}
+		if i := p.base.Lookup(path); i >= 0 {
+			f := &p.base.Files[i]
+			return &FileEntry{Path: path, Mode: FileMode(f.Mode), ID: f.ID, Size: f.Stamp.Size}
 		}
 		return nil
 	}
@@ -142,7 +144,7 @@ func (e *Engine) diffPairs(ctx context.Context, p *Plan, opts DiffOptions, res *
 				return nil, err
 			}
 			headSide := map[string]*FileEntry{}
-			for _, d := range p.base.staleAgainst(diffs) {
+			for _, d := range staleAgainst(p.base, diffs) {
 				paths[d.Path] = true
 				headSide[d.Path] = d.New
 			}
@@ -216,7 +218,7 @@ func (e *Engine) diffSide(ctx context.Context, p *Plan, f *FileEntry, onDisk boo
 	}
 	var r io.ReadCloser
 	if onDisk {
-		var st fileStamp
+		var st fastio.Stamp
 		r, st, err = p.disk.openRead(f.Path)
 		*size = st.Size
 	} else {

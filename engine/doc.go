@@ -13,4 +13,12 @@
 // `tv mcp local` uses), checkout adds tv's own files to its
 // info/exclude, and ImportWorkspaceRevision reads a committed tree
 // through package gitwork (git's plumbing commands).
+//
+// The speed-critical file system calls live below it: internal/fastio
+// (listing, lstat and opens relative to an open folder, getdents64,
+// openat2, mmap, the checkout lock) and internal/statcache (the binary
+// stat cache's format: Load, Lookup, Clean, Listing, Save, Append). base.go
+// chooses between the stat cache and the manifest; scan.go walks a
+// checkout through fastio; engine itself imports neither syscall nor
+// unsafe.
 package engine

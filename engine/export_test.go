@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/thalix/tv/internal/fastio"
+)
 
 // Hooks for the tests of package engine_test that interleave a walk-test
 // or a commit with another at chosen points.
@@ -11,11 +15,11 @@ func PlanForTest(dir string) (*Plan, error) { return planCheckout(context.Backgr
 
 // WriteCacheForTest writes the stat cache walk-test would write for p.
 func WriteCacheForTest(p *Plan) error {
-	return writeStatCache(p.Dir, p.nextBase(false, ZeroHash), p.racyFrom())
+	return saveStatCache(p.Dir, p.nextBase(false, ZeroHash), p.racyFrom())
 }
 
 // LockCheckoutForTest takes the lock a commit holds on checkout dir.
-func LockCheckoutForTest(dir string) (func(), error) { return lockCheckout(dir) }
+func LockCheckoutForTest(dir string) (func(), error) { return fastio.LockDir(dir) }
 
 // CommitPlanForTest commits plan p, made earlier by PlanForTest, as
 // Commit would have after planning (without the checkout's lock).

@@ -2,12 +2,9 @@ package engine
 
 import (
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // FuzzCheckPath: every path CheckPath accepts is a clean, relative,
@@ -26,46 +23,6 @@ func FuzzCheckPath(f *testing.F) {
 		for _, c := range strings.Split(p, "/") {
 			if c == ".." || strings.EqualFold(c, ".git") || len(c) > MaxComponentBytes || strings.HasSuffix(c, " ") {
 				t.Fatalf("accepted %q with component %q", p, c)
-			}
-		}
-	})
-}
-
-// FuzzStatCache: the stat cache decoder never panics on damaged input and
-// never yields more entries than the bytes could hold.
-func FuzzStatCache(f *testing.F) {
-	f.Add([]byte(statCacheMagic))
-	f.Add([]byte("garbage"))
-	// A real cache: files and folder listings.
-	dir := f.TempDir()
-	b := &base{
-		header: Manifest{Format: ManifestFormat, VaultID: "vault_0123456789abcdef", WorkspaceID: "ws_abcdefghijklmnopqrst", WorkspaceName: "demo", Baseline: Hash{1}, Scope: []string{"a"}},
-		files:  []cacheEntry{{path: "a/b.md", mode: ModeFile, stamp: fileStamp{Size: 3, Mtime: 5}}, {path: "a/c", mode: ModeExecutable}},
-		dirs:   map[string]*cachedDir{".": {entries: []dirent{{name: "a", typ: fs.ModeDir}}}, "a": {stamp: fileStamp{Ino: 9}, entries: []dirent{{name: "b.md"}, {name: "c"}}}},
-	}
-	if err := writeManifest(dir, b); err != nil {
-		f.Fatal(err)
-	}
-	if err := writeStatCache(dir, b, time.Now().UnixNano()); err != nil {
-		f.Fatal(err)
-	}
-	if real, err := os.ReadFile(filepath.Join(dir, StatCacheName)); err == nil {
-		f.Add(real)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := decodeStatCache(b)
-		if err != nil {
-			return
-		}
-		const minEntry = 2 + 36 + 20 + 32 + 4
-		if len(c.files)*minEntry > len(b) {
-			t.Fatalf("%d entries from %d bytes", len(c.files), len(b))
-		}
-		for rel, d := range c.dirs {
-			for _, e := range d.entries {
-				if !oneElem(e.name) {
-					t.Fatalf("listing of %q holds %q", rel, e.name)
-				}
 			}
 		}
 	})

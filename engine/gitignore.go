@@ -3,10 +3,12 @@ package engine
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/ignore"
 )
@@ -55,13 +57,13 @@ func newCheckoutFilter(dir string) (*scanFilter, error) {
 
 // sawListing records folder rel's raw listing: whether it holds a
 // .gitignore.
-func (f *scanFilter) sawListing(rel string, entries []dirent) {
+func (f *scanFilter) sawListing(rel string, entries []fastio.Dirent) {
 	if f == nil {
 		return
 	}
 	has := false
 	for _, e := range entries {
-		if e.name == ".gitignore" {
+		if e.Name == ".gitignore" {
 			has = true
 			break
 		}
@@ -86,11 +88,11 @@ func (f *scanFilter) hasIgnoreFile(dir string) bool {
 
 // skip reports whether the scan leaves entry p (a slash path relative to
 // the scanned root) out, counting it.
-func (f *scanFilter) skip(p string, isDir bool, b *base) bool {
+func (f *scanFilter) skip(p string, isDir bool, b *statcache.Cache) bool {
 	if f == nil || !f.m.Ignored(f.prefix+p, isDir) {
 		return false
 	}
-	if isDir && b.hasUnder(p) || !isDir && b.lookup(p) >= 0 {
+	if isDir && b.HasUnder(p) || !isDir && b.Lookup(p) >= 0 {
 		return false
 	}
 	f.ignored.Add(1)
@@ -123,11 +125,4 @@ func (f *scanFilter) err() error {
 		return fmt.Errorf("%w: %s is a nested git repository (it holds .git); a tv workspace holds no repositories: remove its .git, or list %s/ in .gitignore", ErrRefused, f.found, f.found)
 	}
 	return nil
-}
-
-// hasUnder reports whether the base tracks a file inside folder dir.
-func (b *base) hasUnder(dir string) bool {
-	prefix := dir + "/"
-	i, _ := slices.BinarySearchFunc(b.files, prefix, func(e cacheEntry, p string) int { return strings.Compare(e.path, p) })
-	return i < len(b.files) && strings.HasPrefix(b.files[i].path, prefix)
 }

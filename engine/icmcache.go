@@ -5,13 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/lebin"
 
 	"github.com/thalix/tv/icm"
 )
@@ -232,7 +236,7 @@ func (c *factCache) Learned(i int, p string, data []byte, facts icm.MarkdownFact
 func (c *factCache) recheck() bool {
 	for _, u := range c.unsure {
 		fi, err := os.Lstat(filepath.Join(c.disk.root.Name(), filepath.FromSlash(u.f.path)))
-		if err != nil || stampOf(fi) != u.f.stamp {
+		if err != nil || fastio.StampOf(fi) != u.f.stamp {
 			c.mismatch = true
 			continue
 		}
@@ -312,16 +316,16 @@ func (c *icmCache) lookup(id Hash) (icm.MarkdownFacts, bool) {
 }
 
 func decodePlaceholders(b []byte, off uint32) ([]icm.Placeholder, bool) {
-	d := &decoder{b: b, s: unsafe.String(unsafe.SliceData(b), len(b)), off: int(off)}
-	n := d.u32()
-	if d.err != nil || uint64(n)*10 > uint64(len(b)) {
+	d := lebin.NewReader(b, int(off))
+	n := d.U32()
+	if d.Err() != nil || uint64(n)*10 > uint64(len(b)) {
 		return nil, false
 	}
 	out := make([]icm.Placeholder, n)
 	for i := range out {
-		out[i] = icm.Placeholder{Line: int(d.u32()), More: int(d.u32()), Text: d.str()}
+		out[i] = icm.Placeholder{Line: int(d.U32()), More: int(d.U32()), Text: d.Str()}
 	}
-	return out, d.err == nil
+	return out, d.Err() == nil
 }
 
 // loadICMCache reads checkout dir's ICM cache; nil when it is missing,
@@ -340,37 +344,41 @@ func loadICMCache(dir string) *icmCache {
 
 var errICMCache = errors.New("icm cache damaged")
 
+// castagnoli is CRC-32C's table, made on first use (every tv command
+// pays for what package init builds).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+
 func decodeICMCache(data []byte) (*icmCache, error) {
 	if len(data) < len(icmCacheMagic)+4+32+4 || string(data[:len(icmCacheMagic)]) != icmCacheMagic {
 		return nil, errICMCache
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, errICMCache
 	}
-	d := &decoder{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), off: len(icmCacheMagic)}
-	if d.u32() != icm.RulesVersion {
+	d := lebin.NewReader(body, len(icmCacheMagic))
+	if d.U32() != icm.RulesVersion {
 		return nil, errICMCache
 	}
 	c := &icmCache{}
-	copy(c.digest[:], d.take(32))
-	n := d.u32()
-	if d.err == nil && uint64(n)*12 > uint64(len(body)) {
+	copy(c.digest[:], d.Take(32))
+	n := d.U32()
+	if d.Err() == nil && uint64(n)*12 > uint64(len(body)) {
 		return nil, errICMCache
 	}
-	if d.err == nil && n > 0 {
+	if d.Err() == nil && n > 0 {
 		c.findings = make([]icm.Finding, n)
 		for i := range c.findings {
-			c.findings[i] = icm.Finding{Rule: d.str(), Severity: icm.Severity(d.str()), Path: d.str(), Line: int(d.u32()), Message: d.str()}
+			c.findings[i] = icm.Finding{Rule: d.Str(), Severity: icm.Severity(d.Str()), Path: d.Str(), Line: int(d.U32()), Message: d.Str()}
 		}
 	}
-	nrec := d.u32()
-	if d.err == nil && uint64(nrec)*factRecordBytes > uint64(len(body)-d.off) {
+	nrec := d.U32()
+	if d.Err() == nil && uint64(nrec)*factRecordBytes > uint64(d.Remaining()) {
 		return nil, errICMCache
 	}
-	c.records = d.take(int(nrec) * factRecordBytes)
-	c.places = d.take(int(d.u32()))
-	if d.err != nil || d.off != len(body) {
+	c.records = d.Take(int(nrec) * factRecordBytes)
+	c.places = d.Take(int(d.U32()))
+	if d.Err() != nil || d.Remaining() != 0 {
 		return nil, errICMCache
 	}
 	return c, nil
@@ -386,50 +394,53 @@ func writeICMCache(dir string, digest [32]byte, findings []icm.Finding, facts []
 			break
 		}
 	}
-	e := &encoder{b: make([]byte, 0, 64+len(facts)*factRecordBytes)}
-	e.b = append(e.b, icmCacheMagic...)
-	e.u32(icm.RulesVersion)
-	e.b = append(e.b, digest[:]...)
-	e.u32(uint32(len(findings)))
+	e := &lebin.Writer{B: make([]byte, 0, 64+len(facts)*factRecordBytes)}
+	e.B = append(e.B, icmCacheMagic...)
+	e.U32(icm.RulesVersion)
+	e.B = append(e.B, digest[:]...)
+	e.U32(uint32(len(findings)))
 	for _, f := range findings {
-		e.str(f.Rule)
-		e.str(string(f.Severity))
-		e.str(f.Path)
-		e.u32(uint32(f.Line))
-		e.str(f.Message)
+		e.Str(f.Rule)
+		e.Str(string(f.Severity))
+		e.Str(f.Path)
+		e.U32(uint32(f.Line))
+		e.Str(f.Message)
 	}
 	var places []byte
-	pe := &encoder{}
-	e.u32(uint32(len(facts)))
+	pe := &lebin.Writer{}
+	e.U32(uint32(len(facts)))
 	for i, fr := range facts {
-		e.b = append(e.b, fr.id[:]...)
-		e.u32(fr.lines)
+		e.B = append(e.B, fr.id[:]...)
+		e.U32(fr.lines)
 		flags := uint32(0)
 		if fr.truncated {
 			flags = 1
 		}
-		e.u32(flags)
+		e.U32(flags)
 		phs := ph[i]
 		if len(phs) == 0 {
-			e.u32(noPlaceholders)
+			e.U32(noPlaceholders)
 			continue
 		}
-		e.u32(uint32(len(pe.b)))
-		pe.u32(uint32(len(phs)))
+		e.U32(uint32(len(pe.B)))
+		pe.U32(uint32(len(phs)))
 		for _, ph := range phs {
 			if len(ph.Text) > 0xffff {
 				ph.Text = ph.Text[:0xffff]
 			}
-			pe.u32(uint32(ph.Line))
-			pe.u32(uint32(ph.More))
-			pe.str(ph.Text)
+			pe.U32(uint32(ph.Line))
+			pe.U32(uint32(ph.More))
+			pe.Str(ph.Text)
 		}
 	}
-	places = pe.b
-	e.u32(uint32(len(places)))
-	e.b = append(e.b, places...)
-	e.u32(crc32.Checksum(e.b, castagnoli))
-	return replaceUnsynced(filepath.Join(dir, ICMCacheName), e.b, 0o644)
+	places = pe.B
+	e.U32(uint32(len(places)))
+	e.B = append(e.B, places...)
+	if err := errors.Join(e.Err(), pe.Err()); err != nil {
+		return fmt.Errorf("icm cache: %w", err)
+	}
+	e.U32(crc32.Checksum(e.B, castagnoli()))
+	return replaceUnsynced(filepath.Join(dir, ICMCacheName), e.B, 0o644)
 }
 
 // openedHook, when set (by tests only), is called with the slash path of

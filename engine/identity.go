@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/thalix/tv/atomicfile"
 	"strings"
 	"unicode"
+
+	"github.com/thalix/tv/atomicfile"
 )
 
 // Credentials is the identity tv acts as. It lives only in the credential

@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 )
 
 // ManifestFormat is the manifest format version tv writes and reads.
@@ -64,9 +67,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 // manifestState is where a manifest read from disk came from: the
 // baseline its file names (its log may move it on) and the log's stamp.
 type manifestState struct {
-	stamp        fileStamp // of the manifest file read
+	stamp        fastio.Stamp // of the manifest file read
 	fileBaseline Hash
-	log          logStamp
+	log          fastio.FileID
 }
 
 // readManifestAndLog is ReadManifest, and where the manifest came from.
@@ -120,9 +123,9 @@ func checkManifestFile(f ManifestFile) error {
 // (git does not sync its index either): a manifest that comes back old
 // after a commit heals itself, since the next commit finds its changes
 // already upstream and moves the baseline.
-// It records the new file's stamp in b.manifestStamp, which binds the
+// It records the new file's stamp in b.Header.ManifestStamp, which binds the
 // stat cache written for b to this manifest.
-func writeManifest(dir string, b *base) error {
+func writeManifest(dir string, b *statcache.Cache) error {
 	path := filepath.Join(dir, ManifestName)
 	err := replaceFileWith(path, 0o644, func(w io.Writer) error {
 		_, err := writeManifestJSON(w, b)
@@ -135,7 +138,7 @@ func writeManifest(dir string, b *base) error {
 	if err != nil {
 		return err
 	}
-	b.manifestStamp = stampOf(fi)
+	b.Header.ManifestStamp = fastio.StampOf(fi)
 	return nil
 }
 
@@ -144,7 +147,7 @@ func writeManifest(dir string, b *base) error {
 // json.Marshal(b.manifest()) as a JSON value; it is written directly
 // because encoding/json (by reflection, and indented) cost a commit of one
 // file more than everything else it did on a tree of 10k+ files.
-func encodeManifest(b *base) []byte {
+func encodeManifest(b *statcache.Cache) []byte {
 	out, _ := writeManifestJSON(nil, b)
 	return out
 }
@@ -156,15 +159,15 @@ const manifestChunkBytes = 256 << 10
 
 // writeManifestJSON writes the manifest JSON of b (see encodeManifest) to
 // w in chunks, or, when w is nil, returns it whole.
-func writeManifestJSON(w io.Writer, b *base) ([]byte, error) {
-	m := &b.header
+func writeManifestJSON(w io.Writer, b *statcache.Cache) ([]byte, error) {
+	m := &b.Header
 	size := 256 + len(m.VaultID) + len(m.WorkspaceID) + len(m.WorkspaceName)
 	for _, f := range m.Scope {
 		size += 4 + len(f)
 	}
 	const fileBytes = len(`  {"path":"","version":"","sha256":"","size":,"mode":""},`+"\n") + 40 + 64 + 20 + 6
-	for i := range b.files {
-		size += fileBytes + len(b.files[i].path)
+	for i := range b.Files {
+		size += fileBytes + len(b.Files[i].Path)
 	}
 	if w != nil {
 		size = manifestChunkBytes + 4096
@@ -190,21 +193,21 @@ func writeManifestJSON(w io.Writer, b *base) ([]byte, error) {
 		out = append(out, "],\n"...)
 	}
 	out = append(out, "  \"files\": ["...)
-	for i := range b.files {
-		e := &b.files[i]
+	for i := range b.Files {
+		e := &b.Files[i]
 		if i > 0 {
 			out = append(out, ',')
 		}
 		out = append(out, "\n    {\"path\": "...)
-		out = appendJSONString(out, e.path)
+		out = appendJSONString(out, e.Path)
 		out = append(out, ", \"version\": "...)
-		out = appendHash(out, e.id)
+		out = appendHash(out, e.ID)
 		out = append(out, ", \"sha256\": \""...)
-		out = hex.AppendEncode(out, e.sha256[:])
+		out = hex.AppendEncode(out, e.SHA256[:])
 		out = append(out, "\", \"size\": "...)
-		out = strconv.AppendInt(out, e.stamp.Size, 10)
+		out = strconv.AppendInt(out, e.Stamp.Size, 10)
 		out = append(out, ", \"mode\": \""...)
-		out = append(out, modeText(e.mode)...)
+		out = append(out, modeText(FileMode(e.Mode))...)
 		out = append(out, "\"}"...)
 		if w != nil && len(out) >= manifestChunkBytes {
 			if _, err := w.Write(out); err != nil {
@@ -213,7 +216,7 @@ func writeManifestJSON(w io.Writer, b *base) ([]byte, error) {
 			out = out[:0]
 		}
 	}
-	if len(b.files) > 0 {
+	if len(b.Files) > 0 {
 		out = append(out, '\n', ' ', ' ')
 	}
 	out = append(out, "]\n}\n"...)
@@ -272,22 +275,22 @@ func (m *Manifest) checkIdentity() error {
 
 // readRegular reads a regular file of at most max bytes without following
 // a symlink or blocking on a FIFO, and returns the stamp of the file read.
-func readRegular(path string, max int64) ([]byte, fileStamp, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
+func readRegular(path string, max int64) ([]byte, fastio.Stamp, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 	if err != nil {
-		return nil, fileStamp{}, err
+		return nil, fastio.Stamp{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fileStamp{}, err
+		return nil, fastio.Stamp{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fileStamp{}, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
+		return nil, fastio.Stamp{}, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
 	}
 	if fi.Size() > max {
-		return nil, fileStamp{}, fmt.Errorf("%w: %s is %d bytes, over %d", ErrRefused, path, fi.Size(), max)
+		return nil, fastio.Stamp{}, fmt.Errorf("%w: %s is %d bytes, over %d", ErrRefused, path, fi.Size(), max)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	return b, stampOf(fi), err
+	return b, fastio.StampOf(fi), err
 }

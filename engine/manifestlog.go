@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // The manifest is written whole at checkout. A commit then appends one
@@ -44,41 +46,34 @@ type manifestLogEntry struct {
 	Deleted  []string       `json:"deleted,omitempty"`
 }
 
-// logStamp identifies the manifest log as a stat cache saw it: its inode
-// and size (both zero when there is none).
-type logStamp struct {
-	Ino  uint64
-	Size int64
-}
-
 // readManifestLog reads dir's manifest log for the manifest m: its entries
 // (none when there is no log, or it extends another manifest) and its
 // stamp.
-func readManifestLog(dir string, m *Manifest) ([]manifestLogEntry, logStamp, error) {
-	f, err := os.OpenFile(filepath.Join(dir, ManifestLogName), os.O_RDONLY|noFollow|nonBlock, 0)
+func readManifestLog(dir string, m *Manifest) ([]manifestLogEntry, fastio.FileID, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ManifestLogName), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, logStamp{}, nil
+		return nil, fastio.FileID{}, nil
 	}
 	if err != nil {
-		return nil, logStamp{}, err
+		return nil, fastio.FileID{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, logStamp{}, err
+		return nil, fastio.FileID{}, err
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > MaxManifestBytes {
-		return nil, logStamp{}, fmt.Errorf("%w: %s in %s is not a regular file of at most %d bytes; check out again", ErrRefused, ManifestLogName, dir, int64(MaxManifestBytes))
+		return nil, fastio.FileID{}, fmt.Errorf("%w: %s in %s is not a regular file of at most %d bytes; check out again", ErrRefused, ManifestLogName, dir, int64(MaxManifestBytes))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxManifestBytes+1))
 	if err != nil {
-		return nil, logStamp{}, err
+		return nil, fastio.FileID{}, err
 	}
 	complete := bytes.LastIndexByte(b, '\n') + 1
-	st := logStamp{Ino: inodeOf(fi), Size: fi.Size()}
+	st := fastio.IDOf(fi)
 	entries, ok, err := parseManifestLog(b[:complete], m.Baseline)
 	if err != nil {
-		return nil, logStamp{}, fmt.Errorf("%w: %s in %s: %v; check out again", ErrRefused, ManifestLogName, dir, err)
+		return nil, fastio.FileID{}, fmt.Errorf("%w: %s in %s: %v; check out again", ErrRefused, ManifestLogName, dir, err)
 	}
 	if !ok {
 		return nil, st, nil
@@ -156,28 +151,28 @@ func applyManifestLog(m *Manifest, entries []manifestLogEntry) {
 // manifestBaseline (starting the log, or replacing one that extends
 // another manifest), syncs it, and returns the log's new stamp. A torn
 // last line is cut off first; a damaged log is refused.
-func appendManifestLog(dir string, manifestBaseline Hash, line []byte) (logStamp, error) {
-	f, err := os.OpenFile(filepath.Join(dir, ManifestLogName), os.O_RDWR|os.O_CREATE|noFollow|nonBlock, 0o644)
+func appendManifestLog(dir string, manifestBaseline Hash, line []byte) (fastio.FileID, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ManifestLogName), os.O_RDWR|os.O_CREATE|fastio.NoFollow|fastio.NonBlock, 0o644)
 	if err != nil {
-		return logStamp{}, err
+		return fastio.FileID{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return logStamp{}, err
+		return fastio.FileID{}, err
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > MaxManifestBytes {
-		return logStamp{}, fmt.Errorf("%w: %s is not a regular file of at most %d bytes", ErrRefused, ManifestLogName, int64(MaxManifestBytes))
+		return fastio.FileID{}, fmt.Errorf("%w: %s is not a regular file of at most %d bytes", ErrRefused, ManifestLogName, int64(MaxManifestBytes))
 	}
 	old, err := io.ReadAll(io.LimitReader(f, MaxManifestBytes+1))
 	if err != nil {
-		return logStamp{}, err
+		return fastio.FileID{}, err
 	}
 	at := int64(bytes.LastIndexByte(old, '\n') + 1)
 	_, ok, perr := parseManifestLog(old[:at], manifestBaseline)
 	switch {
 	case perr != nil:
-		return logStamp{}, fmt.Errorf("%w: %s is damaged (%v); check out again", ErrRefused, ManifestLogName, perr)
+		return fastio.FileID{}, fmt.Errorf("%w: %s is damaged (%v); check out again", ErrRefused, ManifestLogName, perr)
 	case !ok:
 		at = 0 // absent, or it extends another manifest: start over
 	}
@@ -188,21 +183,16 @@ func appendManifestLog(dir string, manifestBaseline Hash, line []byte) (logStamp
 	}
 	out = append(append(out, line...), '\n')
 	if _, err := f.WriteAt(out, at); err != nil {
-		return logStamp{}, err
+		return fastio.FileID{}, err
 	}
 	end := at + int64(len(out))
 	if end < fi.Size() {
 		if err := f.Truncate(end); err != nil {
-			return logStamp{}, err
+			return fastio.FileID{}, err
 		}
 	}
 	if err := f.Sync(); err != nil {
-		return logStamp{}, err
+		return fastio.FileID{}, err
 	}
-	return logStamp{Ino: inodeOf(fi), Size: end}, nil
-}
-
-func inodeOf(fi os.FileInfo) uint64 {
-	ino, _ := inodeCtime(fi)
-	return ino
+	return fastio.FileID{Ino: fastio.IDOf(fi).Ino, Size: end}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/thalix/tv/internal/fastio"
+
 	"github.com/thalix/tv/atomicfile"
 )
 
@@ -51,7 +53,7 @@ type offliner interface {
 // entry.
 func (e *Engine) writePendingPush(p *Plan, ref string, head, version Hash, entry []byte) error {
 	b, err := json.Marshal(pendingPush{Format: pendingPushFormat, VaultID: e.vault.ID(), Ref: ref, From: head, To: version,
-		Manifest: p.base.manifestBaseline, Baseline: p.Baseline, Entry: entry})
+		Manifest: p.base.Header.ManifestBaseline, Baseline: p.Baseline, Entry: entry})
 	if err != nil {
 		return err
 	}
@@ -107,7 +109,7 @@ func (e *Engine) settlePendingPushLocked(ctx context.Context, dir string) error 
 	if _, err := os.Lstat(filepath.Join(dir, PendingPushName)); err != nil {
 		return nil
 	}
-	unlock, err := lockCheckout(dir)
+	unlock, err := fastio.LockDir(dir)
 	if err != nil {
 		return err
 	}

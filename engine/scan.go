@@ -12,9 +12,12 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
-	"unsafe"
+
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
 )
@@ -22,7 +25,7 @@ import (
 // diskFile is a regular file found by a scan.
 type diskFile struct {
 	path  string
-	stamp fileStamp
+	stamp fastio.Stamp
 	mode  FileMode
 	// id and sha256 are the content's, filled by hashing (or the cache).
 	id     Hash
@@ -39,7 +42,7 @@ type diskFile struct {
 // checkout's base, and the open root to read them through.
 type snapshot struct {
 	root    *os.Root
-	fast    *dirHandle  // root's folder for one-call opens (openBeneath); may be nil
+	fast    *fastio.Dir // root's folder for one-call opens (OpenBeneath); may be nil
 	listing []icm.Entry // every entry but the root, in fs.WalkDir order
 	files   []*diskFile // every regular file, in listing order
 	seen    []bool      // per base file: found on disk
@@ -48,11 +51,11 @@ type snapshot struct {
 	// dirs is every folder's stamp and raw listing, for the next stat
 	// cache; relisted says a folder other than the root (which holds the
 	// manifest and cache themselves) had to be read again.
-	dirs     map[string]*cachedDir
+	dirs     map[string]*statcache.Dir
 	relisted bool
-	fresh    map[string]*cachedDir // the folders listed from disk
-	scanned  int64                 // when the scan began (ns)
-	ignored  int                   // entries .gitignore rules left out
+	fresh    map[string]*statcache.Dir // the folders listed from disk
+	scanned  int64                     // when the scan began (ns)
+	ignored  int                       // entries .gitignore rules left out
 }
 
 // dirScan is one listed folder; its subfolders' scans are children, in
@@ -64,9 +67,9 @@ type dirScan struct {
 	children []*dirScan
 	matched  int
 	bytes    int64
-	stamp    fileStamp // the folder's own
-	raw      []dirent  // its listing, before .git and tv's files are skipped
-	listed   bool      // read from disk, not from the cache
+	stamp    fastio.Stamp    // the folder's own
+	raw      []fastio.Dirent // its listing, before .git and tv's files are skipped
+	listed   bool            // read from disk, not from the cache
 }
 
 // scanCheckout lists dir without following symlinks, in parallel, and
@@ -75,14 +78,14 @@ type dirScan struct {
 // metadata and any .git folder (a checkout may itself be kept in git;
 // .git is never part of a workspace), and what filter leaves out (nil:
 // nothing).
-func scanCheckout(dir string, b *base, filter *scanFilter) (*snapshot, error) {
+func scanCheckout(dir string, b *statcache.Cache, filter *scanFilter) (*snapshot, error) {
 	dir = filepath.Clean(dir)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &snapshot{root: root, seen: make([]bool, len(b.files)), scanned: time.Now().UnixNano()}
-	if d, err := openRootDir(root); err == nil {
+	s := &snapshot{root: root, seen: make([]bool, len(b.Files)), scanned: time.Now().UnixNano()}
+	if d, err := fastio.OpenDir(root); err == nil {
 		s.fast = d
 	}
 	top := &dirScan{rel: "."}
@@ -172,13 +175,13 @@ func (s *snapshot) collect(d *dirScan) {
 		s.files = make([]*diskFile, 0, nf)
 	}
 	if d.rel == "." {
-		s.dirs = make(map[string]*cachedDir)
+		s.dirs = make(map[string]*statcache.Dir)
 	}
-	cd := &cachedDir{stamp: d.stamp, entries: d.raw}
+	cd := &statcache.Dir{Stamp: d.stamp, Entries: d.raw}
 	s.dirs[d.rel] = cd
 	if d.listed {
 		if s.fresh == nil {
-			s.fresh = map[string]*cachedDir{}
+			s.fresh = map[string]*statcache.Dir{}
 		}
 		s.fresh[d.rel] = cd
 		s.relisted = s.relisted || d.rel != "."
@@ -203,22 +206,22 @@ func (s *snapshot) collect(d *dirScan) {
 // open folder (one fstatat per file, no path walk), matching each against
 // the base b and marking it in seen. Entries come sorted by name. A folder
 // whose stamp is the one the cache saw is not read again.
-func readDirStat(dir string, d *dirScan, b *base, seen []bool, filter *scanFilter) error {
+func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter *scanFilter) error {
 	abs := dir // clean (scanCheckout)
 	if d.rel != "." {
 		abs = dir + string(filepath.Separator) + filepath.FromSlash(d.rel)
 	}
-	l, err := openDirLister(abs, d.rel == ".")
+	l, err := fastio.OpenLister(abs, d.rel == ".")
 	if err != nil {
 		return err
 	}
-	defer l.close()
-	if d.stamp, err = l.stat(); err != nil {
+	defer l.Close()
+	if d.stamp, err = l.Stat(); err != nil {
 		return err
 	}
-	all := b.listing(d.rel, d.stamp)
+	all := b.Listing(d.rel, d.stamp)
 	if all == nil {
-		if all, err = l.entries(nil); err != nil {
+		if all, err = l.Entries(nil); err != nil {
 			return err
 		}
 		d.listed = true
@@ -232,34 +235,35 @@ func readDirStat(dir string, d *dirScan, b *base, seen []bool, filter *scanFilte
 	// The slash paths of all entries, cut from one string.
 	var size, nreg, ndir int
 	for _, e := range all {
-		size += len(prefix) + len(e.name)
+		size += len(prefix) + len(e.Name)
 		switch {
-		case e.typ.IsRegular():
+		case e.Type.IsRegular():
 			nreg++
-		case e.typ.IsDir():
+		case e.Type.IsDir():
 			ndir++
 		}
 	}
-	pb := make([]byte, 0, size)
+	var pb strings.Builder
+	pb.Grow(size)
 	for _, e := range all {
-		pb = append(pb, prefix...)
-		pb = append(pb, e.name...)
+		pb.WriteString(prefix)
+		pb.WriteString(e.Name)
 	}
-	paths := unsafe.String(unsafe.SliceData(pb), len(pb)) // pb is not written again
+	paths := pb.String()
 	d.entries = make([]icm.Entry, 0, len(all))
 	d.files = make([]diskFile, 0, nreg) // one allocation for the folder's files
 	kids := make([]dirScan, ndir)
 	off := 0
 	for _, e := range all {
-		p := paths[off : off+len(prefix)+len(e.name)]
+		p := paths[off : off+len(prefix)+len(e.Name)]
 		off += len(p)
-		if e.name == ".git" || (d.rel == "." && isReserved(p)) {
-			if e.name == ".git" && d.rel != "." {
+		if e.Name == ".git" || (d.rel == "." && isReserved(p)) {
+			if e.Name == ".git" && d.rel != "." {
 				filter.nestedGit(d.rel)
 			}
 			continue
 		}
-		t := e.typ
+		t := e.Type
 		if filter.skip(p, t.IsDir(), b) {
 			continue
 		}
@@ -269,7 +273,7 @@ func readDirStat(dir string, d *dirScan, b *base, seen []bool, filter *scanFilte
 			kid.rel = p
 			d.children = append(d.children, kid)
 		case t.IsRegular():
-			st, err := l.lstat(e.name)
+			st, err := l.Lstat(e.Name)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed while scanning
 			}
@@ -291,27 +295,21 @@ func readDirStat(dir string, d *dirScan, b *base, seen []bool, filter *scanFilte
 }
 
 // matchFile is the scanned regular file p, matched against the base.
-func matchFile(p string, st fileStamp, b *base, seen []bool) diskFile {
+func matchFile(p string, st fastio.Stamp, b *statcache.Cache, seen []bool) diskFile {
 	f := diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode)), base: -1}
-	if i := b.lookup(p); i >= 0 {
+	if i := b.Lookup(p); i >= 0 {
 		f.base = int32(i)
 		seen[i] = true
-		if be := &b.files[i]; b.clean(be, st, f.mode) {
-			f.id, f.sha256, f.clean = be.id, be.sha256, true
+		if be := &b.Files[i]; b.Clean(be, st, uint32(f.mode)) {
+			f.id, f.sha256, f.clean = be.ID, be.SHA256, true
 		}
 	}
 	return f
 }
 
-// dirent is one entry of a folder listing: its name and type bits.
-type dirent struct {
-	name string
-	typ  fs.FileMode
-}
-
 func (s *snapshot) close() {
 	if s.fast != nil {
-		s.fast.close()
+		s.fast.Close()
 	}
 	s.root.Close()
 }
@@ -383,32 +381,32 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 // openRead opens the file at slash path p for reading, never following a
 // symlink, and stats it: in one openat2 where the kernel has it, else
 // through the root.
-func (s *snapshot) openRead(p string) (io.ReadCloser, fileStamp, error) {
+func (s *snapshot) openRead(p string) (io.ReadCloser, fastio.Stamp, error) {
 	noteOpen(p)
 	if s.fast != nil {
-		rf, ok, err := s.fast.openBeneath(p)
+		rf, ok, err := s.fast.OpenBeneath(p)
 		if ok {
 			if err != nil {
-				return nil, fileStamp{}, err
+				return nil, fastio.Stamp{}, err
 			}
-			st, err := rf.stat()
+			st, err := rf.Stat()
 			if err != nil {
 				rf.Close()
-				return nil, fileStamp{}, err
+				return nil, fastio.Stamp{}, err
 			}
 			return rf, st, nil
 		}
 	}
-	fh, err := s.root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|noFollow|nonBlock, 0)
+	fh, err := s.root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 	if err != nil {
-		return nil, fileStamp{}, err
+		return nil, fastio.Stamp{}, err
 	}
 	fi, err := fh.Stat()
 	if err != nil {
 		fh.Close()
-		return nil, fileStamp{}, err
+		return nil, fastio.Stamp{}, err
 	}
-	return fh, stampOf(fi), nil
+	return fh, fastio.StampOf(fi), nil
 }
 
 // hashBufferBytes is each hashing worker's read buffer.
@@ -434,25 +432,25 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 	}
 	noteOpen(name)
 	if f.s.fast != nil {
-		if rf, ok, err := f.s.fast.openBeneath(name); ok {
+		if rf, ok, err := f.s.fast.OpenBeneath(name); ok {
 			if err != nil {
 				return nil, err
 			}
 			return rawRegularOnly(rf, name)
 		}
 	}
-	fh, err := f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow|nonBlock, 0)
+	fh, err := f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
 	return regularOnly(fh, name)
 }
 
-// rawRegularOnly is regularOnly for a file openBeneath opened: it stays a
+// rawRegularOnly is regularOnly for a file OpenBeneath opened: it stays a
 // bare descriptor (an *os.File would register it with the poller, three
 // more system calls per Markdown file read).
-func rawRegularOnly(rf *rawFile, name string) (fs.File, error) {
-	st, err := rf.stat()
+func rawRegularOnly(rf *fastio.File, name string) (fs.File, error) {
+	st, err := rf.Stat()
 	if err == nil && !fs.FileMode(st.Mode).IsRegular() {
 		err = fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, name)
 	}
@@ -460,12 +458,12 @@ func rawRegularOnly(rf *rawFile, name string) (fs.File, error) {
 		rf.Close()
 		return nil, err
 	}
-	return &statFile{rawFile: rf, info: stampInfo{name: path.Base(name), st: st}}, nil
+	return &statFile{File: rf, info: stampInfo{name: path.Base(name), st: st}}, nil
 }
 
-// statFile is a rawFile that answers Stat from the stamp taken at open.
+// statFile is a fastio.File that answers Stat from the stamp taken at open.
 type statFile struct {
-	*rawFile
+	*fastio.File
 	info stampInfo
 }
 
@@ -474,7 +472,7 @@ func (f *statFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 // stampInfo is the fs.FileInfo of a stamp.
 type stampInfo struct {
 	name string
-	st   fileStamp
+	st   fastio.Stamp
 }
 
 func (i stampInfo) Name() string       { return i.name }

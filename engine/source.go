@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
 )
@@ -182,7 +185,7 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.File
 			if p == ".git" {
 				return fs.SkipDir
 			}
-			if git.skip(p, d.IsDir(), &base{}) {
+			if git.skip(p, d.IsDir(), &statcache.Cache{}) {
 				if d.IsDir() {
 					return fs.SkipDir
 				}
@@ -218,7 +221,7 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.File
 // openRegular opens a regular file inside root without following a
 // symlink and checks that it is still the file that was inspected.
 func openRegular(root *os.Root, name string, want fs.FileInfo) (io.ReadCloser, error) {
-	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|noFollow|nonBlock, 0)
+	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}

@@ -147,7 +147,7 @@ func (e *Engine) judgeStored(ctx context.Context, p *Plan, tree Hash) error {
 			combined = append(combined, f)
 		}
 	}
-	if scope := p.base.header.Scope; len(scope) > 0 {
+	if scope := p.base.Header.Scope; len(scope) > 0 {
 		combined = withinScope(combined, scope)
 	}
 	p.Findings = sortFindings(dedupeFindings(combined))

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/textmerge"
 )
@@ -97,7 +100,7 @@ func (e *UpdateConflictError) Unwrap() error { return ErrConflict }
 // state; after it, the next walk-test, commit or update completes the
 // journal (rollForward), so the manifest always describes the files.
 func (e *Engine) Update(ctx context.Context, dir string, opts UpdateOptions) (*UpdateResult, error) {
-	unlock, err := lockCheckout(dir)
+	unlock, err := fastio.LockDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: checkout %s does not exist", ErrNotFound, dir)
 	}
@@ -163,7 +166,7 @@ func (e *Engine) update(ctx context.Context, p *Plan, opts UpdateOptions) (*Upda
 	if err != nil {
 		return nil, err
 	}
-	files, err := e.planUpdate(ctx, p, p.base.staleAgainst(diffs), opts)
+	files, err := e.planUpdate(ctx, p, staleAgainst(p.base, diffs), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +205,7 @@ func (e *Engine) requireReadScope(ctx context.Context, p *Plan) error {
 	if err != nil {
 		return fmt.Errorf("%w; nothing was changed", err)
 	}
-	held := p.base.header.Scope
+	held := p.base.Header.Scope
 	if scope == nil {
 		return nil
 	}
@@ -304,8 +307,8 @@ func (e *Engine) mergeFile(ctx context.Context, p *Plan, f *updateFile, mine *Fi
 		return "deleted on one side, changed on the other", nil
 	}
 	var baseText []byte
-	if i := p.base.lookup(f.path); i >= 0 {
-		b, why, err := e.readBlobText(ctx, p.base.files[i].id)
+	if i := p.base.Lookup(f.path); i >= 0 {
+		b, why, err := e.readBlobText(ctx, p.base.Files[i].ID)
 		if why != "" || err != nil {
 			return why, err
 		}
@@ -436,7 +439,7 @@ func (e *Engine) stageFile(ctx context.Context, path string, f *updateFile) ([32
 		perm = 0o755
 	}
 	var sum [32]byte
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|fastio.NoFollow, perm)
 	if err != nil {
 		return sum, err
 	}
@@ -483,14 +486,14 @@ func (e *Engine) copyBlob(ctx context.Context, w io.Writer, id Hash, sum *[32]by
 // version), and no cached listing of the folders it changed.
 func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
 	nb := p.nextBase(false, ZeroHash)
-	nb.header.Baseline = head
-	nb.log = currentLogStamp(p.Dir)
-	byPath := map[string]cacheEntry{}
-	for _, e := range nb.files {
-		byPath[e.path] = e
+	nb.Header.Baseline = head
+	nb.Header.Log = currentLogStamp(p.Dir)
+	byPath := map[string]statcache.Entry{}
+	for _, e := range nb.Files {
+		byPath[e.Path] = e
 	}
-	dirs := make(map[string]*cachedDir, len(nb.dirs))
-	for k, v := range nb.dirs {
+	dirs := make(map[string]*statcache.Dir, len(nb.Dirs))
+	for k, v := range nb.Dirs {
 		dirs[k] = v
 	}
 	for _, f := range files {
@@ -503,28 +506,28 @@ func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
 			delete(byPath, f.path)
 			continue
 		}
-		e := cacheEntry{path: f.path, id: f.head.ID, sha256: f.sha256, mode: f.head.Mode}
+		e := statcache.Entry{Path: f.path, ID: f.head.ID, SHA256: f.sha256, Mode: uint32(f.head.Mode)}
 		fi, err := os.Lstat(filepath.Join(p.Dir, filepath.FromSlash(f.path)))
 		if err == nil {
-			e.stamp = fileStamp{Size: fi.Size()}
+			e.Stamp = fastio.Stamp{Size: fi.Size()}
 			if !f.merged {
-				e.stamp = stampOf(fi)
+				e.Stamp = fastio.StampOf(fi)
 			}
 		}
 		if !f.write {
 			if df := p.changed[f.path]; df != nil {
-				e.stamp = df.stamp
+				e.Stamp = df.stamp
 			}
 		}
 		byPath[f.path] = e
 	}
-	nb.files = nb.files[:0]
+	nb.Files = nb.Files[:0]
 	for _, k := range sortedKeys(byPath) {
-		nb.files = append(nb.files, byPath[k])
+		nb.Files = append(nb.Files, byPath[k])
 	}
-	nb.dirs = dirs
-	nb.buildIndex()
-	_ = writeStatCache(p.Dir, nb, time.Now().Add(-racySmudge).UnixNano()) // an accelerator only
+	nb.Dirs = dirs
+	nb.Index()
+	_ = saveStatCache(p.Dir, nb, time.Now().Add(-statcache.RacySmudge).UnixNano()) // an accelerator only
 }
 
 // conflictFindings reports the files an update --merge left with conflict

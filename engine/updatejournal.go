@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // Names an update keeps beside the manifest (reserved: never content).
@@ -98,7 +100,7 @@ func recoverUpdate(dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, UpdateDirName)); err != nil {
 		return nil
 	}
-	unlock, err := lockCheckout(dir)
+	unlock, err := fastio.LockDir(dir)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
+
 	"github.com/thalix/tv/icm"
 )
 
@@ -45,7 +48,7 @@ type Plan struct {
 	// diskFindings are the findings of the checkout's own stored tree,
 	// before judgeStored combines it with what it does not hold.
 	diskFindings []icm.Finding
-	base         *base
+	base         *statcache.Cache
 	disk         *snapshot
 	refreshed    bool                 // some file was hashed back to its base: the cache vouched for too little
 	rebased      bool                 // a commit recorded its version in the manifest (log) and cache
@@ -117,7 +120,7 @@ func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
 	}
-	m := &b.header
+	m := &b.Header
 	p := &Plan{Dir: dir, VaultID: m.VaultID, WorkspaceID: m.WorkspaceID, WorkspaceName: m.WorkspaceName, Baseline: m.Baseline, Ignored: disk.ignored, base: b, disk: disk}
 	if err := p.hashDirty(); err != nil {
 		disk.close()
@@ -126,7 +129,7 @@ func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	p.classify()
 	if refresh && p.cacheStale() {
 		// An accelerator only: a failure costs speed, not truth.
-		_ = writeStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
+		_ = saveStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
 	}
 	if err := ctx.Err(); err != nil {
 		disk.close()
@@ -147,7 +150,7 @@ func (p *Plan) validate() error {
 	if len(dropped) > 0 {
 		p.Findings = sortFindings(append(slices.Clip(p.Findings), droppedFindings(dropped)...))
 	}
-	if scope := p.base.header.Scope; len(scope) > 0 {
+	if scope := p.base.Header.Scope; len(scope) > 0 {
 		p.Findings = scopedFindings(p.Findings, scope)
 	}
 	if pf := p.pathFindings(); len(pf) > 0 {
@@ -166,13 +169,13 @@ func (p *Plan) validate() error {
 // again), or carries many records appended by commits.
 func (p *Plan) cacheStale() bool {
 	b := p.base
-	return !b.cached || p.refreshed || p.disk.relisted || b.tailBytes > b.size/4
+	return b.WantsRewrite() || p.refreshed || p.disk.relisted
 }
 
 // racyFrom is the time from which a stamp this plan saw is too recent to
 // vouch for: a change within the file system's timestamp tick of the
-// scan's lstat could keep the stamp (see racySmudge).
-func (p *Plan) racyFrom() int64 { return p.disk.scanned - int64(racySmudge) }
+// scan's lstat could keep the stamp (see statcache.RacySmudge).
+func (p *Plan) racyFrom() int64 { return p.disk.scanned - int64(statcache.RacySmudge) }
 
 // hashDirty hashes the files whose stat stamp the cache cannot vouch for.
 func (p *Plan) hashDirty() error {
@@ -185,20 +188,26 @@ func (p *Plan) hashDirty() error {
 	if err := p.disk.hashFiles(dirty); err != nil {
 		return err
 	}
-	// Only a file hashed back to its base version gains a stamp the cache
-	// can vouch for; a modified file stays dirty whatever is written, so a
-	// checkout with edits does not rewrite its cache on every walk-test.
-	p.refreshed = slices.ContainsFunc(dirty, p.matchesBase)
+	// The cache changes only for a file hashed back to its base version
+	// (a stamp to vouch for) or a file edited since the cache vouched for
+	// it (that stamp to drop: where a platform has no change time, a
+	// same-size edit whose mtime was put back would match it). A file
+	// that stays edited changes nothing, so a checkout with edits does not
+	// rewrite its cache on every walk-test.
+	p.refreshed = slices.ContainsFunc(dirty, p.changesCache)
 	return nil
 }
 
-// matchesBase reports whether scanned file f holds its base version.
-func (p *Plan) matchesBase(f *diskFile) bool {
+// changesCache reports whether hashed file f changes what the stat cache
+// holds for it: it is back to its base version, or its base entry still
+// carries a stamp, which no longer vouches for the file.
+func (p *Plan) changesCache(f *diskFile) bool {
 	if f.base < 0 {
 		return false
 	}
-	e := &p.base.files[f.base]
-	return e.id == f.id && e.mode == f.mode
+	e := &p.base.Files[f.base]
+	back := e.ID == f.id && FileMode(e.Mode) == f.mode
+	return back || e.Stamp != (fastio.Stamp{Size: e.Stamp.Size})
 }
 
 // classify fills the file and folder lists.
@@ -210,25 +219,25 @@ func (p *Plan) classify() {
 			p.change(f)
 			continue
 		}
-		if be := &b.files[f.base]; be.id != f.id || be.mode != f.mode {
-			p.Modified = append(p.Modified, PlanFile{Path: f.path, Size: f.stamp.Size, OldSize: be.stamp.Size, Mode: modeText(f.mode)})
+		if be := &b.Files[f.base]; be.ID != f.id || FileMode(be.Mode) != f.mode {
+			p.Modified = append(p.Modified, PlanFile{Path: f.path, Size: f.stamp.Size, OldSize: be.Stamp.Size, Mode: modeText(f.mode)})
 			p.change(f)
 		}
 	}
-	if p.disk.matched != len(b.files) {
-		for i := range b.files {
+	if p.disk.matched != len(b.Files) {
+		for i := range b.Files {
 			if !p.disk.seen[i] {
-				p.Deleted = append(p.Deleted, PlanFile{Path: b.files[i].path, OldSize: b.files[i].stamp.Size})
+				p.Deleted = append(p.Deleted, PlanFile{Path: b.Files[i].Path, OldSize: b.Files[i].Stamp.Size})
 			}
 		}
 	}
 	// Folders appear or disappear only with added or deleted files.
 	if len(p.Added)+len(p.Deleted) > 0 {
 		before, after := map[string]bool{}, map[string]bool{}
-		for i := range b.files {
-			addParents(before, b.files[i].path)
+		for i := range b.Files {
+			addParents(before, b.Files[i].Path)
 			if p.disk.seen[i] {
-				addParents(after, b.files[i].path)
+				addParents(after, b.Files[i].Path)
 			}
 		}
 		for _, a := range p.Added {
@@ -276,55 +285,38 @@ func addParents(set map[string]bool, p string) {
 // others unstamped. When committed, the plan's changes are applied and
 // version becomes the baseline: deleted files are gone, added and
 // modified ones are recorded at their new versions.
-func (p *Plan) nextBase(committed bool, version Hash) *base {
+func (p *Plan) nextBase(committed bool, version Hash) *statcache.Cache {
 	b := p.base
-	nb := &base{header: b.header, manifestStamp: b.manifestStamp, manifestBaseline: b.manifestBaseline, log: b.log, files: make([]cacheEntry, len(b.files), len(b.files)+len(p.Added)), dirs: p.disk.dirs}
-	copy(nb.files, b.files)
-	for i := range nb.files {
-		nb.files[i].stamp = fileStamp{Size: nb.files[i].stamp.Size}
+	nb := &statcache.Cache{Header: b.Header, Files: make([]statcache.Entry, len(b.Files), len(b.Files)+len(p.Added)), Dirs: p.disk.dirs}
+	copy(nb.Files, b.Files)
+	for i := range nb.Files {
+		nb.Files[i].Stamp = fastio.Stamp{Size: nb.Files[i].Stamp.Size}
 	}
-	var added []cacheEntry
+	var added []statcache.Entry
 	for _, f := range p.disk.files {
 		switch {
-		case f.base >= 0 && (committed || nb.files[f.base].id == f.id && nb.files[f.base].mode == f.mode):
-			nb.files[f.base] = entryOf(f)
+		case f.base >= 0 && (committed || nb.Files[f.base].ID == f.id && FileMode(nb.Files[f.base].Mode) == f.mode):
+			nb.Files[f.base] = entryOf(f)
 		case f.base < 0 && committed:
 			added = append(added, entryOf(f))
 		}
 	}
 	if committed {
-		nb.header.Baseline = version
-		kept := nb.files[:0]
-		for i, e := range nb.files {
+		nb.Header.Baseline = version
+		kept := nb.Files[:0]
+		for i, e := range nb.Files {
 			if p.disk.seen[i] {
 				kept = append(kept, e)
 			}
 		}
-		nb.files = mergeEntries(kept, added)
+		nb.Files = statcache.MergeEntries(kept, added)
 	}
 	return nb
 }
 
 // entryOf is the base entry of a hashed (or vouched-for) scanned file.
-func entryOf(f *diskFile) cacheEntry {
-	return cacheEntry{path: f.path, stamp: f.stamp, id: f.id, sha256: f.sha256, mode: f.mode}
-}
-
-// mergeEntries merges sorted, disjoint entries b into sorted a.
-func mergeEntries(a, b []cacheEntry) []cacheEntry {
-	if len(b) == 0 {
-		return a
-	}
-	slices.SortFunc(b, func(x, y cacheEntry) int { return strings.Compare(x.path, y.path) })
-	out := make([]cacheEntry, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0].path < b[0].path {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
+func entryOf(f *diskFile) statcache.Entry {
+	return statcache.Entry{Path: f.path, Stamp: f.stamp, ID: f.id, SHA256: f.sha256, Mode: uint32(f.mode)}
 }
 
 // scopedFindings keeps the findings about paths inside a partial

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // PushReader reads a repository as receive-pack shows it to a pre-receive
@@ -26,9 +28,15 @@ import (
 // keeps a push of receive.unpackLimit objects or more as a pack there).
 // OpenPushReader returns ErrPushLayout for anything else, and the caller
 // reads with git, which resolves every layout exactly as receive-pack.
+//
+// Close it when done: it maps the repository's pack indexes.
 type PushReader struct {
 	repo       *Vault
 	quarantine string // the push's objects directory; "" when none
+
+	mapOnce  sync.Once // maps the pack indexes into repo's pack set
+	mapErr   error
+	releases []func() // their unmappings
 }
 
 // OpenPushReader opens the repository at gitDir ("" is the current
@@ -163,6 +171,9 @@ func (r *PushReader) Object(ctx context.Context, id engine.Hash, limit int64) (t
 }
 
 func (r *PushReader) open(id engine.Hash) (int, int64, io.ReadCloser, error) {
+	if r.mapOnce.Do(func() { r.mapErr = r.mapPacks() }); r.mapErr != nil {
+		return 0, 0, nil, r.mapErr
+	}
 	if r.quarantine != "" {
 		s := id.String()
 		t, size, rc, err := openLooseFile(filepath.Join(r.quarantine, s[:2], s[2:]), id)
@@ -171,4 +182,66 @@ func (r *PushReader) open(id engine.Hash) (int, int64, io.ReadCloser, error) {
 		}
 	}
 	return r.repo.openObject(id)
+}
+
+// mapPacks fills the repository's pack set with its pack indexes mapped,
+// not read: a hook looks up a few objects in a pack whose index may be
+// megabytes (280 KB for 10,000 files), and a mapping faults in only the
+// pages the lookups touch where reading copies the whole file. A pack
+// that appears later is read by the vault's own rescan. git never
+// rewrites an index in place (a new pack has a new name), so a mapping is
+// never cut short under the reader.
+func (r *PushReader) mapPacks() error {
+	dir := filepath.Join(r.repo.path, "objects", "pack")
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("list packs: %w", err)
+	}
+	var packs []*packIndex
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".idx")
+		if !ok || !strings.HasPrefix(name, "pack-") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, name+".pack")); err != nil {
+			continue // index without its pack: not usable (yet)
+		}
+		path := filepath.Join(dir, e.Name())
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing (git repack)
+		}
+		if err != nil {
+			return fmt.Errorf("open pack index: %w", err)
+		}
+		b, release, err := fastio.MapFile(path, fi.Size())
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing (git repack)
+		}
+		if err != nil {
+			return fmt.Errorf("open pack index: %w", err)
+		}
+		r.releases = append(r.releases, release)
+		idx, err := checkPackIndex(b, path, name)
+		if err != nil {
+			return err
+		}
+		packs = append(packs, &packIndex{name: name, idx: idx})
+	}
+	r.repo.packs.mu.Lock()
+	r.repo.packs.packs = packs // ReadDir sorts by name, as refreshPacks does
+	r.repo.packs.mu.Unlock()
+	return nil
+}
+
+// Close unmaps the pack indexes; the reader must not be used after.
+func (r *PushReader) Close() error {
+	for _, release := range r.releases {
+		release()
+	}
+	r.releases = nil
+	r.repo.packs.mu.Lock()
+	r.repo.packs.packs = nil
+	r.repo.packs.mu.Unlock()
+	return nil
 }

@@ -105,6 +105,27 @@ func TestPushReader(t *testing.T) {
 		t.Errorf("ListRefs = %v, %v", refs, err)
 	}
 
+	// The reader mapped the pack's index on its first read. A git repack
+	// now replaces that pack by another: every object still reads (the
+	// vault's rescan finds the new pack), and Close unmaps what it mapped.
+	if len(r.releases) != 1 {
+		t.Fatalf("the reader mapped %d pack indexes, want 1", len(r.releases))
+	}
+	extra := git(t, server, "one more object, so the new pack differs\n", "hash-object", "-w", "--stdin")
+	git(t, server, "", "update-ref", "refs/tags/extra", extra)
+	git(t, server, "", "repack", "-q", "-a", "-d", "-f", "--depth=3")
+	if now, _ := filepath.Glob(filepath.Join(server, "objects", "pack", "*.idx")); len(now) != 1 || now[0] == packs[0] {
+		t.Fatalf("git repack left %v (was %v)", now, packs)
+	}
+	for _, id := range []string{b0, c1, b1, c2, extra} { // extra: only in the new pack
+		if _, _, _, err := r.Object(ctx, mustParse(t, id), 1<<20); err != nil {
+			t.Errorf("after git repack: Object(%s): %v", id, err)
+		}
+	}
+	if err := r.Close(); err != nil || r.releases != nil {
+		t.Errorf("Close: %v, %d mappings left", err, len(r.releases))
+	}
+
 	git(t, server, "", "config", "receive.unpackLimit", "1")
 	packed := captureQuarantine(t, src, server, c2)
 	if _, err := OpenPushReader(server, packed); !errors.Is(err, ErrPushLayout) {

@@ -133,6 +133,11 @@ func loadPackIndex(path, name string) (*rawIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pack index: %w", err)
 	}
+	return checkPackIndex(b, path, name)
+}
+
+// checkPackIndex wraps index file b (at path, of pack name).
+func checkPackIndex(b []byte, path, name string) (*rawIndex, error) {
 	idx, err := parseIndex(b)
 	if err != nil {
 		return nil, fmt.Errorf("pack index %s: %w", path, err)
@@ -291,11 +296,12 @@ func (v *Vault) openLoose(h engine.Hash) (int, int64, io.ReadCloser, error) {
 }
 
 // openLooseFile streams loose object h from the file at path. A file of
-// at most inlineEntryBytes is read whole and inflated from memory by a
-// pooled inflater, so reading a few small objects (a hook judging a push)
-// allocates little beyond them; a larger one streams.
+// at most inlineEntryBytes is read whole (readSmallFile: four system
+// calls) and inflated from memory by a pooled inflater, so reading a few
+// small objects (a hook judging a push) costs little beyond them; a
+// larger one streams.
 func openLooseFile(path string, h engine.Hash) (int, int64, io.ReadCloser, error) {
-	f, err := os.Open(path)
+	b, f, err := readSmallFile(path, inlineEntryBytes)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -307,21 +313,11 @@ func openLooseFile(path string, h engine.Hash) (int, int64, io.ReadCloser, error
 	corrupt := func(why any) (int, int64, io.ReadCloser, error) {
 		return fail(fmt.Errorf("loose object %s is corrupt: %v", h, why))
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(err)
-	}
 	var src interface {
 		io.Reader
 		io.ByteReader
 	}
-	if fi.Size() <= inlineEntryBytes {
-		b := make([]byte, fi.Size())
-		if _, err := io.ReadFull(f, b); err != nil {
-			return fail(fmt.Errorf("read loose object %s: %w", h, err))
-		}
-		f.Close()
-		l.f = nil
+	if f == nil {
 		src = bytes.NewReader(b)
 	} else {
 		src = bufio.NewReaderSize(f, 32<<10)

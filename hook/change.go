@@ -83,6 +83,9 @@ func (d *diff) dir(p string, a, b engine.Hash) error {
 			return fmt.Errorf("read the current tree of %s: %w", d.ref, err)
 		}
 	}
+	if sameNames(oldEntries, newEntries) {
+		return d.sameNames(p, oldEntries, newEntries)
+	}
 	old := make(map[string]engine.TreeEntry, len(oldEntries))
 	for _, e := range oldEntries {
 		old[e.Name] = e
@@ -111,6 +114,36 @@ func (d *diff) dir(p string, a, b engine.Hash) error {
 	for _, e := range oldEntries {
 		if !seen[e.Name] {
 			d.remove(path.Join(p, e.Name), e)
+		}
+	}
+	return nil
+}
+
+// sameNames reports whether a folder keeps its names, in the same order:
+// only contents or modes change (the common case: files edited).
+func sameNames(old, new []engine.TreeEntry) bool {
+	if len(old) != len(new) || len(old) == 0 {
+		return false
+	}
+	for i := range old {
+		if old[i].Name != new[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// sameNames compares folder p whose names are the current version's:
+// nothing is added or removed, and the names were judged when they came
+// (listed twice, equal when case is folded), so only the changed entries
+// are, pairwise, without building the folder's name sets.
+func (d *diff) sameNames(p string, oldEntries, newEntries []engine.TreeEntry) error {
+	for i, e := range newEntries {
+		if oldEntries[i] == e {
+			continue
+		}
+		if err := d.entry(path.Join(p, e.Name), oldEntries[i], true, e); err != nil || d.full() {
+			return err
 		}
 	}
 	return nil

@@ -1,9 +1,6 @@
 package hook
 
-import (
-	"fmt"
-	"regexp"
-)
+import "fmt"
 
 // IdentityVars are the environment variables, in order, that git servers
 // set to the authenticated pusher: git http-backend (REMOTE_USER),
@@ -11,11 +8,9 @@ import (
 // (GL_USERNAME). The pushed commits never say who pushes.
 var IdentityVars = []string{"REMOTE_USER", "GL_USER", "GITEA_PUSHER_NAME", "GL_USERNAME"}
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // CheckUserEnv checks an installer-configured identity variable name.
 func CheckUserEnv(name string) error {
-	if name != "" && !envName.MatchString(name) {
+	if name != "" && !isEnvName(name) {
 		return fmt.Errorf("%w: --user-env %q is not an environment variable name (letters, digits, '_')", ErrUsage, name)
 	}
 	return nil
@@ -35,4 +30,19 @@ func pusher(getenv func(string) string, userEnv string) (user, from string) {
 		}
 	}
 	return "", ""
+}
+
+// isEnvName reports whether name is a portable environment variable name:
+// a letter or '_', then letters, digits and '_'. (A loop, not a regexp:
+// a package-level regexp is compiled at every tv start.)
+func isEnvName(name string) bool {
+	for i, c := range []byte(name) {
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return name != ""
 }

@@ -90,7 +90,7 @@ func (p *pushReader) refs(prefix string) (map[string]engine.Hash, error) {
 	return out, nil
 }
 
-func (p *pushReader) close() error { return nil }
+func (p *pushReader) close() error { return p.r.Close() }
 
 // objects reads and decodes the objects the check needs, with size
 // limits and a tree cache, from one source.

@@ -120,6 +120,22 @@ func ruleCases(heavy bool) []ruleCase {
 		{"a gitlink", "alice", func(w *world) []string {
 			return []string{w.wsCommit("sub", edit{Path: "sub", Mode: "160000", ID: w.head(w.wsRef())}) + ":" + w.wsRef()}
 		}, CodeRefused},
+		// A folder that keeps its names is judged entry by entry, each
+		// level of the path keeping its names here: the mode change deep
+		// down is still seen, and a content change of a contract still
+		// revalidates the tree.
+		{"a file turned into a symlink in place, deep down", "alice", func(w *world) []string {
+			return []string{w.wsCommit("link", edit{Path: "stages/01-research/references/research-rules.md", Mode: "120000", ID: w.c.blob("/etc/passwd")}) + ":" + w.wsRef()}
+		}, CodeRefused},
+		{"a file turned into a gitlink in place", "alice", func(w *world) []string {
+			return []string{w.wsCommit("sub", edit{Path: "stages/01-research/references/research-rules.md", Mode: "160000", ID: w.head(w.wsRef())}) + ":" + w.wsRef()}
+		}, CodeRefused},
+		{"a file made executable in place", "alice", func(w *world) []string {
+			return []string{w.wsCommit("chmod", edit{Path: "stages/01-research/references/research-rules.md", Mode: "100755", ID: w.c.blob("rules v3\n")}) + ":" + w.wsRef()}
+		}, ""},
+		{"a contract emptied in place", "alice", func(w *world) []string {
+			return []string{w.wsCommit("empty", edit{Path: "stages/01-research/CONTEXT.md", Content: ""}) + ":" + w.wsRef()}
+		}, CodeInvalidTree},
 		{"a path deeper than MaxDepth", "alice", func(w *world) []string {
 			p := strings.Repeat("d/", engine.MaxDepth) + "f.md"
 			return []string{w.wsCommit("deep", edit{Path: p, Content: "deep\n"}) + ":" + w.wsRef()}

@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/thalix/tv/internal/jsonspan"
 )
 
 const mcpServersKey = "mcpServers"
@@ -37,80 +39,27 @@ type jsonDoc struct {
 	entryIdx   int         // index of the entry in servers.members, or -1
 }
 
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipJSONSpace(d []byte, i int) int {
-	for i < len(d) && isJSONSpace(d[i]) {
-		i++
-	}
-	return i
-}
-
-// skipString returns the end of the string starting at d[i] == '"'.
-func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(d)
-}
-
-// skipValue returns the end of the (valid) value starting at d[i].
-func skipValue(d []byte, i int) int {
-	switch d[i] {
-	case '"':
-		return skipString(d, i)
-	case '{', '[':
-		depth := 0
-		for i < len(d) {
-			switch d[i] {
-			case '"':
-				i = skipString(d, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(d)
-	default:
-		for i < len(d) && !isJSONSpace(d[i]) && d[i] != ',' && d[i] != '}' && d[i] != ']' {
-			i++
-		}
-		return i
-	}
-}
-
 // parseObjectAt scans the valid object starting at d[i] == '{'.
 func parseObjectAt(d []byte, i int) jsonObject {
 	obj := jsonObject{start: i}
-	j := skipJSONSpace(d, i+1)
+	j := jsonspan.SkipSpace(d, i+1)
 	if d[j] == '}' {
 		obj.end = j + 1
 		return obj
 	}
 	for {
-		m := jsonMember{keyStart: j, keyEnd: skipString(d, j)}
+		m := jsonMember{keyStart: j, keyEnd: jsonspan.SkipString(d, j)}
 		m.key = decodeJSONKey(d[m.keyStart:m.keyEnd])
-		j = skipJSONSpace(d, m.keyEnd) + 1 // past ':'
-		m.valStart = skipJSONSpace(d, j)
-		m.valEnd = skipValue(d, m.valStart)
+		j = jsonspan.SkipSpace(d, m.keyEnd) + 1 // past ':'
+		m.valStart = jsonspan.SkipSpace(d, j)
+		m.valEnd = jsonspan.SkipValue(d, m.valStart)
 		obj.members = append(obj.members, m)
-		j = skipJSONSpace(d, m.valEnd)
+		j = jsonspan.SkipSpace(d, m.valEnd)
 		if d[j] == '}' {
 			obj.end = j + 1
 			return obj
 		}
-		j = skipJSONSpace(d, j+1) // past ','
+		j = jsonspan.SkipSpace(d, j+1) // past ','
 	}
 }
 
@@ -133,7 +82,7 @@ func bomLen(d []byte) int {
 
 // blankJSON reports whether d holds no JSON value at all.
 func blankJSON(d []byte) bool {
-	return skipJSONSpace(d, bomLen(d)) == len(d)
+	return jsonspan.SkipSpace(d, bomLen(d)) == len(d)
 }
 
 // parseJSONDoc validates d and locates mcpServers and the entry name.
@@ -146,7 +95,7 @@ func parseJSONDoc(d []byte, name string) (*jsonDoc, error) {
 		}
 		return nil, malformedAt(d, len(d), "%s", err.Error())
 	}
-	i := skipJSONSpace(d, off)
+	i := jsonspan.SkipSpace(d, off)
 	if d[i] != '{' {
 		return nil, malformedAt(d, i, "the top-level value is not a JSON object")
 	}
@@ -224,7 +173,7 @@ func colonOf(d []byte, m jsonMember, fallback string) string {
 // wsBefore returns the whitespace run that ends at i.
 func wsBefore(d []byte, i int) []byte {
 	j := i
-	for j > 0 && isJSONSpace(d[j-1]) {
+	for j > 0 && jsonspan.IsSpace(d[j-1]) {
 		j--
 	}
 	return d[j:i]

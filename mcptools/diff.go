@@ -3,6 +3,8 @@ package mcptools
 import (
 	"fmt"
 	"strings"
+
+	"github.com/thalix/tv/textmerge"
 )
 
 // diffContext is the context lines around each hunk of a unified diff.
@@ -12,10 +14,7 @@ const diffContext = 3
 // shown as one block of removals and additions.
 const maxDiffEdits = 2000
 
-type diffOp struct {
-	kind byte // ' ', '-', '+'
-	line string
-}
+type diffOp = textmerge.Op[string]
 
 // UnifiedDiff returns a unified diff of old and new (labelled a/name and
 // b/name) with 3 lines of context, cut at a line boundary to at most max
@@ -28,30 +27,12 @@ func UnifiedDiff(name, old, new string, max int) (diff string, truncated bool) {
 	ops := diffLines(a, b)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "--- a/%s\n+++ b/%s\n", name, name)
-	for i := 0; i < len(ops); {
-		if ops[i].kind == ' ' {
-			i++
-			continue
+	for _, h := range textmerge.Group(ops, diffContext, nil) {
+		fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+		for _, l := range h.Lines {
+			sb.WriteString(l)
+			sb.WriteByte('\n')
 		}
-		start := max0(i - diffContext)
-		end := i
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*diffContext {
-				end = min(run, end+diffContext)
-				break
-			}
-			end = run
-		}
-		writeHunk(&sb, ops, start, end)
-		i = end
 	}
 	out := sb.String()
 	if len(out) <= max {
@@ -59,49 +40,6 @@ func UnifiedDiff(name, old, new string, max int) (diff string, truncated bool) {
 	}
 	cut := strings.LastIndexByte(out[:max], '\n')
 	return out[:cut+1], true
-}
-
-func max0(n int) int {
-	if n < 0 {
-		return 0
-	}
-	return n
-}
-
-func writeHunk(sb *strings.Builder, ops []diffOp, start, end int) {
-	aLine, bLine := 1, 1
-	for _, o := range ops[:start] {
-		if o.kind != '+' {
-			aLine++
-		}
-		if o.kind != '-' {
-			bLine++
-		}
-	}
-	var aN, bN int
-	for _, o := range ops[start:end] {
-		if o.kind != '+' {
-			aN++
-		}
-		if o.kind != '-' {
-			bN++
-		}
-	}
-	if aN == 0 {
-		aLine--
-	}
-	if bN == 0 {
-		bLine--
-	}
-	fmt.Fprintf(sb, "@@ -%d,%d +%d,%d @@\n", aLine, aN, bLine, bN)
-	for _, o := range ops[start:end] {
-		sb.WriteByte(o.kind)
-		sb.WriteString(strings.TrimSuffix(o.line, "\n"))
-		sb.WriteByte('\n')
-		if !strings.HasSuffix(o.line, "\n") {
-			sb.WriteString("\\ No newline at end of file\n")
-		}
-	}
 }
 
 func splitLines(s string) []string {
@@ -128,11 +66,11 @@ func diffLines(a, b []string) []diffOp {
 	}
 	var ops []diffOp
 	for _, l := range a[:p] {
-		ops = append(ops, diffOp{' ', l})
+		ops = append(ops, diffOp{Kind: ' ', Line: l})
 	}
 	ops = append(ops, myers(a[p:len(a)-s], b[p:len(b)-s])...)
 	for _, l := range a[len(a)-s:] {
-		ops = append(ops, diffOp{' ', l})
+		ops = append(ops, diffOp{Kind: ' ', Line: l})
 	}
 	return ops
 }
@@ -187,15 +125,15 @@ func backtrack(a, b []string, trace [][]int, offset int) []diffOp {
 		for x > px && y > py {
 			x--
 			y--
-			rev = append(rev, diffOp{' ', a[x]})
+			rev = append(rev, diffOp{Kind: ' ', Line: a[x]})
 		}
 		if d > 0 {
 			if x == px {
 				y--
-				rev = append(rev, diffOp{'+', b[y]})
+				rev = append(rev, diffOp{Kind: '+', Line: b[y]})
 			} else {
 				x--
-				rev = append(rev, diffOp{'-', a[x]})
+				rev = append(rev, diffOp{Kind: '-', Line: a[x]})
 			}
 		}
 	}
@@ -209,10 +147,10 @@ func backtrack(a, b []string, trace [][]int, offset int) []diffOp {
 func block(a, b []string) []diffOp {
 	ops := make([]diffOp, 0, len(a)+len(b))
 	for _, l := range a {
-		ops = append(ops, diffOp{'-', l})
+		ops = append(ops, diffOp{Kind: '-', Line: l})
 	}
 	for _, l := range b {
-		ops = append(ops, diffOp{'+', l})
+		ops = append(ops, diffOp{Kind: '+', Line: l})
 	}
 	return ops
 }

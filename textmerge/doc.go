@@ -9,5 +9,10 @@
 // sergi/go-diff and pmezard/go-difflib, diff two texts only), and tv
 // needs a few hundred lines whose behaviour its tests pin.
 //
+// Group is tv's one unified-diff hunk writer: it cuts any line diff (Op
+// values, in order) into hunks with context and numbered lines. Hunks
+// feeds it this package's own line diff (tv workspace diff); mcptools'
+// edit_tool feeds it its bounded Myers diff.
+//
 // Lines keep their terminating "\n"; a text's last line may lack one.
 package textmerge

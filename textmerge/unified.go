@@ -37,45 +37,59 @@ const DefaultContext = 3
 func Hunks(a, b []byte, context int) []Hunk {
 	la, lb := Lines(a), Lines(b)
 	ms := append(Matches(la, lb), Match{len(la), len(lb)}) // a sentinel end
-	// ops: each line of either text, in diff order.
-	type op struct {
-		kind byte
-		line []byte
-		a, b int // 0-based index in a and b before this line
-	}
-	var ops []op
+	var ops []Op[[]byte]
 	x, y := 0, 0
 	for _, m := range ms {
 		for ; x < m.A; x++ {
-			ops = append(ops, op{'-', la[x], x, y})
+			ops = append(ops, Op[[]byte]{'-', la[x]})
 		}
 		for ; y < m.B; y++ {
-			ops = append(ops, op{'+', lb[y], x, y})
+			ops = append(ops, Op[[]byte]{'+', lb[y]})
 		}
 		if m.A < len(la) {
-			ops = append(ops, op{' ', la[x], x, y})
+			ops = append(ops, Op[[]byte]{' ', la[x]})
 			x, y = x+1, y+1
 		}
 	}
+	return Group(ops, context, func(i int) string { return section(la, i) })
+}
+
+// Op is one line of a line diff, in diff order: Kind is ' ' (a line of
+// both texts), '-' (of the old text only) or '+' (of the new one only);
+// Line is the line with its newline, if it had one.
+type Op[L string | []byte] struct {
+	Kind byte
+	Line L
+}
+
+// Group cuts a line diff into unified diff hunks, with context unchanged
+// lines around each change (hunks closer than twice that are joined). It
+// numbers each hunk's lines and writes them as a unified diff shows them
+// (NoNewline after a line without one). section, when not nil, gives the
+// heading of a hunk whose first line is line i (0-based) of the old text.
+// Every unified diff tv prints is cut by Group, whatever line diff made
+// its ops.
+func Group[L string | []byte](ops []Op[L], context int, section func(i int) string) []Hunk {
 	var hunks []Hunk
+	at, x, y := 0, 0, 0 // ops[:at] hold x lines of the old text and y of the new
 	for i := 0; i < len(ops); {
-		if ops[i].kind == ' ' {
+		if ops[i].Kind == ' ' {
 			i++
 			continue
 		}
 		start := max(0, i-context)
-		for start < i && ops[start].kind != ' ' {
+		for start < i && ops[start].Kind != ' ' {
 			start++
 		}
 		// Extend over changes closer than 2*context unchanged lines.
 		end := i
 		for end < len(ops) {
-			if ops[end].kind != ' ' {
+			if ops[end].Kind != ' ' {
 				end++
 				continue
 			}
 			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
+			for run < len(ops) && ops[run].Kind == ' ' {
 				run++
 			}
 			if run == len(ops) || run-end > 2*context {
@@ -84,19 +98,21 @@ func Hunks(a, b []byte, context int) []Hunk {
 			}
 			end = run
 		}
-		h := Hunk{OldStart: ops[start].a + 1, NewStart: ops[start].b + 1, Section: section(la, ops[start].a)}
+		for ; at < start; at++ {
+			x, y = advance(ops[at].Kind, x, y)
+		}
+		h := Hunk{OldStart: x + 1, NewStart: y + 1}
+		if section != nil {
+			h.Section = section(x)
+		}
 		for _, o := range ops[start:end] {
-			switch o.kind {
-			case ' ':
-				h.OldLines++
-				h.NewLines++
-			case '-':
-				h.OldLines++
-			case '+':
-				h.NewLines++
+			h.OldLines, h.NewLines = advance(o.Kind, h.OldLines, h.NewLines)
+			line, newline := o.Line, len(o.Line) > 0 && o.Line[len(o.Line)-1] == '\n'
+			if newline {
+				line = line[:len(line)-1]
 			}
-			h.Lines = append(h.Lines, string(o.kind)+string(bytes.TrimSuffix(o.line, []byte("\n"))))
-			if !bytes.HasSuffix(o.line, []byte("\n")) {
+			h.Lines = append(h.Lines, string(o.Kind)+string(line))
+			if !newline {
 				h.Lines = append(h.Lines, NoNewline)
 			}
 		}
@@ -110,6 +126,17 @@ func Hunks(a, b []byte, context int) []Hunk {
 		i = end
 	}
 	return hunks
+}
+
+// advance counts a line of kind k into the old (x) and new (y) texts.
+func advance(k byte, x, y int) (int, int) {
+	if k != '+' {
+		x++
+	}
+	if k != '-' {
+		y++
+	}
+	return x, y
 }
 
 // section finds the heading for a hunk starting at line i of a.

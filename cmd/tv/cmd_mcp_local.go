@@ -57,6 +57,7 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 		return usagef("%v", err)
 	}
 	mcpkit.TuneGC(a.io.Getenv)
+	mcpkit.TuneProcs(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }
 

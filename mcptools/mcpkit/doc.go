@@ -26,12 +26,17 @@
 //     (encode.go, EncodedResult): the SDK's encoding scanned its text and
 //     structured content three to four times, most of a read_file call's
 //     time; the Transport writes those bytes for the placeholder the SDK's
-//     JSON-RPC layer marshals. A pipe or socket stdin is read through Go's
-//     poller (pollin_unix.go), so the goroutines handling a line run on
-//     the thread that read it.
+//     JSON-RPC layer marshals (a text block that is the structured JSON is
+//     quoted by escaping quotes and backslashes only). A pipe or socket
+//     stdin is read through Go's poller (pollin_unix.go; a pipe or FIFO
+//     opened anew, so the parent's descriptor stays blocking), by the
+//     SDK's read loop itself, so the goroutines handling a line run on the
+//     thread that read it; TuneProcs gives `tv mcp local` one P, so the
+//     SDK's hand-offs between goroutines never wake another thread.
 //   - Transport: the one layer of tv's own under the SDK server, because
 //     the SDK's stdio transport ends the session at the first line it
-//     cannot decode. It answers malformed JSON-RPC with the right error
+//     cannot decode. It screens each line in one pass over its members
+//     (members.go, no maps), answers malformed JSON-RPC with the right error
 //     and id, refuses lines over MaxInputLineBytes with the request's id
 //     wherever it stands, serves batches while the protocol allows them,
 //     echoes ids exactly, drops the answer of a cancelled request, and

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,20 +76,47 @@ func (r onceEncoded) encode() ([]byte, error) {
 	if !ok || text.Meta != nil || text.Annotations != nil {
 		return res.MarshalJSON()
 	}
-	quoted, err := json.Marshal(text.Text) // HTML-escaped, as TextContent.MarshalJSON does
-	if err != nil {
-		return nil, err
-	}
 	const (
 		head = `{"content":[{"type":"text","text":`
 		mid  = `}],"structuredContent":`
 	)
-	b := make([]byte, 0, len(head)+len(quoted)+len(mid)+len(sc)+1)
+	b := make([]byte, 0, len(head)+len(text.Text)+len(text.Text)/4+len(mid)+len(sc)+1)
 	b = append(b, head...)
-	b = append(b, quoted...)
+	if string(sc) == text.Text && utf8.Valid(sc) {
+		b = appendQuotedJSON(b, sc)
+	} else {
+		quoted, err := json.Marshal(text.Text) // HTML-escaped, as TextContent.MarshalJSON does
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, quoted...)
+	}
 	b = append(b, mid...)
 	b = append(b, sc...)
 	return append(b, '}'), nil
+}
+
+// appendQuotedJSON appends js, valid UTF-8 that json.Marshal produced, as
+// the JSON string json.Marshal makes of it, without json.Marshal's byte by
+// byte scan: json.Marshal's output holds no control character and no <,
+// >, &, U+2028 or U+2029 (all escaped), so of its bytes only quotes and
+// backslashes are escaped when it is quoted (FuzzQuotedJSON).
+func appendQuotedJSON(b, js []byte) []byte {
+	b = append(b, '"')
+	for len(js) > 0 {
+		i := bytes.IndexByte(js, '"')
+		if j := bytes.IndexByte(js, '\\'); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			b = append(b, js...)
+			break
+		}
+		b = append(b, js[:i]...)
+		b = append(b, '\\', js[i])
+		js = js[i+1:]
+	}
+	return append(b, '"')
 }
 
 // resultStore holds encoded results between the SDK's marshalling of

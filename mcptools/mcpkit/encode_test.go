@@ -71,3 +71,24 @@ func TestOnceEncodedMatchesSDK(t *testing.T) {
 		})
 	}
 }
+
+// FuzzQuotedJSON: quoting json.Marshal's output with appendQuotedJSON
+// gives the bytes json.Marshal gives for it as a string.
+func FuzzQuotedJSON(f *testing.F) {
+	for _, s := range []string{"", `a"b\c`, "line\n\ttab <a&b> \u2028 é \x01 \xff", `{"k":["v"]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		js, err := json.Marshal(map[string]any{"s": s, "n": []any{s, 1.5, nil}})
+		if err != nil {
+			t.Skip()
+		}
+		want, err := json.Marshal(string(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendQuotedJSON(nil, js); !bytes.Equal(got, want) {
+			t.Fatalf("appendQuotedJSON(%s)\n got %s\nwant %s", js, got, want)
+		}
+	})
+}

@@ -5,44 +5,81 @@ package mcpkit
 import (
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 )
 
 // pollableInput returns a reader of in that waits for input in Go's
-// network poller, and a function restoring in. A pipe or socket the
+// network poller, and a function that releases it. A pipe or socket the
 // process inherits as stdin is in blocking mode, so Go reads it with a
 // blocking system call that holds a thread: each request line read then
 // hands the message to the SDK's goroutines on another thread, which
 // must be woken first (the cost an idle server pays on every call:
 // bench/mcp's ping round trip). In non-blocking mode a read that would
 // wait parks only the goroutine, and the goroutines that handle the line
-// run on the thread that read it. Anything else (a terminal, a file, an
-// io.Reader that is not an *os.File) is returned as it is.
+// run on the thread that read it.
+//
+// O_NONBLOCK belongs to an open file description, which a parent that
+// passed its own end (a FIFO it opened, a pipe it kept) shares with tv:
+// setting it there would leave the parent's reads non-blocking while tv
+// runs, and for good when tv is killed before it can clear the flag. So a
+// pipe or FIFO is opened anew through /proc/self/fd (Linux: a new open file
+// description of the same pipe) and only that one is made non-blocking;
+// the inherited descriptor is never changed. A socket cannot be reopened:
+// it is read through a duplicate made non-blocking, and blocking mode is
+// restored when the server returns (a host's socketpair end is tv's alone).
+// Anything else (a terminal, a file, an io.Reader that is not an *os.File,
+// a pipe where /proc is not mounted) is returned as it is.
 func pollableInput(in io.Reader) (io.Reader, func()) {
 	f, ok := in.(*os.File)
 	if !ok {
 		return in, func() {}
 	}
 	fi, err := f.Stat()
-	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+	if err != nil {
 		return in, func() {}
 	}
 	rc, err := f.SyscallConn() // not f.Fd(), which would set blocking mode
 	if err != nil {
 		return in, func() {}
 	}
+	switch {
+	case fi.Mode()&os.ModeNamedPipe != 0:
+		return reopenPipe(in, rc)
+	case fi.Mode()&os.ModeSocket != 0:
+		return dupSocket(in, f.Name(), rc)
+	}
+	return in, func() {}
+}
+
+// reopenPipe opens the pipe behind rc anew, non-blocking (os.OpenFile
+// registers it with the poller).
+func reopenPipe(in io.Reader, rc syscall.RawConn) (io.Reader, func()) {
 	fd := -1
+	rc.Control(func(orig uintptr) { fd = int(orig) })
+	// O_NONBLOCK also keeps the open from waiting for a writer (a FIFO
+	// whose writer is already gone reads EOF, as the inherited one would).
+	nb, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return in, func() {}
+	}
+	return nb, func() { nb.Close() }
+}
+
+// dupSocket returns a non-blocking duplicate of the socket behind rc and
+// a function that closes it and restores blocking mode.
+func dupSocket(in io.Reader, name string, rc syscall.RawConn) (io.Reader, func()) {
+	fd := -1
+	var err error
 	rc.Control(func(orig uintptr) { fd, err = syscall.Dup(int(orig)) })
 	if fd < 0 || err != nil {
 		return in, func() {}
 	}
-	// O_NONBLOCK belongs to the open file description, shared by fd and
-	// its duplicate: restore it on return, for whoever reads it next.
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(fd)
 		return in, func() {}
 	}
-	nb := os.NewFile(uintptr(fd), f.Name())
+	nb := os.NewFile(uintptr(fd), name)
 	return nb, func() {
 		// Close first: it wakes a read parked in the poller. Clearing
 		// O_NONBLOCK first would let that read block in the kernel, and

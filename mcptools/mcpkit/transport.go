@@ -50,6 +50,12 @@ type Transport struct {
 	// results holds the tools/call results encoded once (encodeOnce) that
 	// the SDK passes as placeholders; nil when Serve did not make it.
 	results *resultStore
+	// polled is In when Serve made it a file read through the poller,
+	// whose Close wakes a read waiting for input: then the SDK's read
+	// loop reads and screens the lines itself (Read), and a request is
+	// handed to the SDK's handler without passing through a goroutine of
+	// the Transport's own. nil: a goroutine reads In.
+	polled io.Closer
 }
 
 // Connect implements mcp.Transport.
@@ -67,6 +73,11 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		pending: map[jsonrpc.ID]*pendingCall{},
 		idle:    make(chan struct{}, 1),
 		results: t.results,
+		polled:  t.polled,
+	}
+	if c.polled != nil {
+		c.lines = newLineReader(t.In, t.MaxLine, c.serveLine, c.refuseOversize)
+		return c, nil
 	}
 	go func() {
 		err := readLines(t.In, t.MaxLine, c.serveLine, c.refuseOversize)
@@ -95,6 +106,12 @@ type lineConn struct {
 	initID  *jsonrpc.ID                 // the initialize request awaiting its answer
 	idle    chan struct{}               // signalled when a pending call is answered
 	results *resultStore                // see Transport.results
+
+	// Inline reading (Transport.polled): Read reads the lines itself and
+	// queues the messages a line holds (a batch holds several).
+	polled io.Closer
+	lines  *lineReader
+	queue  []jsonrpc.Message
 }
 
 // pendingCall is a request handed to the server.
@@ -119,6 +136,9 @@ func (c *lineConn) SupportsProtocolVersion(string) bool { return true }
 
 // Read implements mcp.Connection.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.lines != nil {
+		return c.readInline()
+	}
 	select {
 	case m := <-c.msgs:
 		return m, nil
@@ -130,6 +150,34 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// readInline reads lines until one holds a message for the server (the
+// SDK's read loop is the only caller).
+func (c *lineConn) readInline() (jsonrpc.Message, error) {
+	for len(c.queue) == 0 {
+		select {
+		case <-c.closed:
+			return nil, io.EOF
+		default:
+		}
+		if err := c.lines.next(); err != nil {
+			select {
+			case <-c.closed: // Close closed the input under the read
+				return nil, io.EOF
+			default:
+			}
+			if err != io.EOF {
+				c.log.Printf("read: %v", err)
+			}
+			c.drain()
+			return nil, io.EOF
+		}
+	}
+	m := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	return m, nil
 }
 
 // drain waits up to ShutdownGrace for the running requests (listen
@@ -158,9 +206,15 @@ func (c *lineConn) drain() {
 	}
 }
 
-// Close implements mcp.Connection.
+// Close implements mcp.Connection. With inline reading it closes the
+// input, which wakes a Read waiting for a line.
 func (c *lineConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		close(c.closed)
+		if c.polled != nil {
+			c.polled.Close()
+		}
+	})
 	return nil
 }
 
@@ -370,11 +424,29 @@ const maxExactInt = 1 << 53
 // It returns the error answer to write, or nil. b is the batch it belongs
 // to, or nil.
 func (c *lineConn) screen(msg []byte, b *batch) []byte {
-	var m map[string]json.RawMessage
-	if msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
+	msg = bytes.Clone(msg) // the reader reuses the line's buffer; the members below outlive it
+	// The members as written (the last of a repeated name, as decoders
+	// keep it); nil when absent.
+	var rawID, version, rawMethod, params, result, rpcError []byte
+	if msg[0] != '{' || !eachMember(msg, func(name, v []byte) {
+		switch string(name) {
+		case "id":
+			rawID = v
+		case "jsonrpc":
+			version = v
+		case "method":
+			rawMethod = v
+		case "params":
+			params = v
+		case "result":
+			result = v
+		case "error":
+			rpcError = v
+		}
+	}) {
 		return errorLine(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
 	}
-	rawID, hasID := m["id"]
+	hasID := rawID != nil
 	var id jsonrpc.ID
 	if hasID {
 		var err error
@@ -382,10 +454,7 @@ func (c *lineConn) screen(msg []byte, b *batch) []byte {
 			return errorLine(nil, codeInvalidRequest, "Invalid Request: "+err.Error())
 		}
 	}
-	var idOut json.RawMessage
-	if hasID {
-		idOut = rawID
-	}
+	idOut := json.RawMessage(rawID)
 	// An invalid envelope is answered even without an id (a null one, as
 	// JSON-RPC 2.0 says); a notification with bad params gets no answer.
 	invalid := func(format string, args ...any) []byte {
@@ -398,27 +467,22 @@ func (c *lineConn) screen(msg []byte, b *batch) []byte {
 		}
 		return errorLine(idOut, code, fmt.Sprintf(format, args...))
 	}
-	if string(m["jsonrpc"]) != `"2.0"` {
+	if string(version) != `"2.0"` {
 		return invalid(`Invalid Request: "jsonrpc" must be "2.0" (member names are case-sensitive)`)
 	}
-	rawMethod, hasMethod := m["method"]
-	if !hasMethod {
-		if _, res := m["result"]; res {
+	if rawMethod == nil {
+		if result != nil || rpcError != nil {
 			return nil // an answer to a request of ours: the server sends none
-		}
-		if _, e := m["error"]; e {
-			return nil
 		}
 		return invalid(`Invalid Request: no "method" member`)
 	}
-	var method string
-	if json.Unmarshal(rawMethod, &method) != nil {
+	if rawMethod[0] != '"' {
 		return invalid(`Invalid Request: "method" must be a string`)
 	}
-	if _, res := m["result"]; res {
+	method := string(memberName(rawMethod))
+	if result != nil {
 		return invalid(`Invalid Request: a request has no "result" member`)
 	}
-	params := m["params"]
 	switch {
 	case len(params) == 0 || string(params) == "null":
 		params = nil
@@ -457,6 +521,10 @@ func (c *lineConn) screen(msg []byte, b *batch) []byte {
 
 // deliver hands a message to the server's Read.
 func (c *lineConn) deliver(m jsonrpc.Message) {
+	if c.lines != nil { // called by Read itself
+		c.queue = append(c.queue, m)
+		return
+	}
 	select {
 	case c.msgs <- m:
 	case <-c.closed:
@@ -512,28 +580,38 @@ func (c *lineConn) cancel(params json.RawMessage) json.RawMessage {
 // metaVersion returns the protocol version a request of 2026-07-28 or
 // later names in its _meta ("" when none).
 func metaVersion(params json.RawMessage) string {
-	var p struct {
-		Meta struct {
-			Version string `json:"io.modelcontextprotocol/protocolVersion"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+	meta := member(params, "_meta")
+	if len(meta) == 0 || meta[0] != '{' {
 		return ""
 	}
-	return p.Meta.Version
+	v := member(meta, mcp.MetaKeyProtocolVersion)
+	if len(v) == 0 || v[0] != '"' {
+		return ""
+	}
+	return string(memberName(v))
+}
+
+// paramType is the JSON type a member of a request's params must have:
+// '"' a string, '{' an object.
+type paramType struct {
+	name string
+	kind byte
 }
 
 // paramTypes are the JSON types of the members of the requests tv's
 // servers answer that the SDK would otherwise decode leniently or refuse
-// with a less helpful message: method → member → type.
-var paramTypes = map[string]map[string]byte{
-	"tools/call":           {"name": '"', "arguments": '{', "_meta": '{'},
-	"tools/list":           {"cursor": '"', "_meta": '{'},
-	"initialize":           {"protocolVersion": '"', "capabilities": '{', "clientInfo": '{', "_meta": '{'},
-	"ping":                 {"_meta": '{'},
-	"server/discover":      {"_meta": '{'},
-	"subscriptions/listen": {"notifications": '{', "_meta": '{'},
+// with a less helpful message: method → members (at most maxTypedParams).
+var paramTypes = map[string][]paramType{
+	"tools/call":           {{"name", '"'}, {"arguments", '{'}, {"_meta", '{'}},
+	"tools/list":           {{"cursor", '"'}, {"_meta", '{'}},
+	"initialize":           {{"protocolVersion", '"'}, {"capabilities", '{'}, {"clientInfo", '{'}, {"_meta", '{'}},
+	"ping":                 {{"_meta", '{'}},
+	"server/discover":      {{"_meta", '{'}},
+	"subscriptions/listen": {{"notifications", '{'}, {"_meta", '{'}},
 }
+
+// maxTypedParams bounds the members paramTypes lists for one method.
+const maxTypedParams = 4
 
 var typeNames = map[byte]string{'"': "a string", '{': "an object"}
 
@@ -543,17 +621,21 @@ func checkParams(method string, params json.RawMessage) string {
 	if !ok {
 		return ""
 	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
-		return "params must be an object"
-	}
-	for name, want := range types {
-		v, ok := p[name]
-		if !ok || string(v) == "null" && name == "arguments" {
+	var got [maxTypedParams][]byte // the last value of each typed member
+	eachMember(params, func(name, v []byte) {
+		for i, t := range types {
+			if string(name) == t.name {
+				got[i] = v
+			}
+		}
+	})
+	for i, t := range types {
+		v := got[i]
+		if v == nil || string(v) == "null" && t.name == "arguments" {
 			continue
 		}
-		if v[0] != want {
-			return fmt.Sprintf("%q must be %s, not %s", name, typeNames[want], v)
+		if v[0] != t.kind {
+			return fmt.Sprintf("%q must be %s, not %s", t.name, typeNames[t.kind], v)
 		}
 	}
 	return ""
@@ -587,23 +669,35 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// readLines reads newline-terminated lines from in and calls onLine with
-// each non-blank line (without its line ending; the slice is reused after
-// the call returns). A line whose content is over maxLine bytes is
-// scanned as it streams (never buffered whole) for its top-level "id",
-// and onOversize is called with that id as written (nil when there is
-// none) instead. A final line without a newline counts. It returns nil at
-// EOF, or the first error of a callback or of in.
-func readLines(in io.Reader, maxLine int, onLine func([]byte) error, onOversize func(id json.RawMessage, maxLine int) error) error {
-	br := bufio.NewReaderSize(in, 64<<10)
-	line := make([]byte, 0, 64<<10)
+// lineReader reads newline-terminated lines from in (see next).
+type lineReader struct {
+	br         *bufio.Reader
+	line       []byte
+	maxLine    int
+	onLine     func([]byte) error
+	onOversize func(id json.RawMessage, maxLine int) error
+}
+
+func newLineReader(in io.Reader, maxLine int, onLine func([]byte) error, onOversize func(id json.RawMessage, maxLine int) error) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(in, 64<<10), line: make([]byte, 0, 64<<10), maxLine: maxLine, onLine: onLine, onOversize: onOversize}
+}
+
+// next reads one line and calls onLine with it when it is not blank
+// (without its line ending; the slice is reused after the call returns).
+// A line whose content is over maxLine bytes is scanned as it streams
+// (never buffered whole) for its top-level "id", and onOversize is called
+// with that id as written (nil when there is none) instead. A final line
+// without a newline counts. It returns io.EOF at the end of in, or the
+// first error of a callback or of in.
+func (r *lineReader) next() error {
+	line := r.line[:0]
 	var over *idScanner
 	for {
-		chunk, err := br.ReadSlice('\n')
+		chunk, err := r.br.ReadSlice('\n')
 		switch {
 		case over != nil:
 			over.feed(chunk)
-		case len(line)+len(chunk) <= maxLine+2:
+		case len(line)+len(chunk) <= r.maxLine+2:
 			line = append(line, chunk...)
 		default:
 			over = &idScanner{}
@@ -613,24 +707,36 @@ func readLines(in io.Reader, maxLine int, onLine func([]byte) error, onOversize 
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+		r.line = line[:0]
+		if err != nil && err != io.EOF {
+			return err
+		}
 		var cerr error
-		if content := bytes.TrimRight(line, "\r\n"); over != nil || len(content) > maxLine {
+		if content := bytes.TrimRight(line, "\r\n"); over != nil || len(content) > r.maxLine {
 			if over == nil {
 				over = &idScanner{}
 				over.feed(content)
 			}
-			cerr = onOversize(over.id(), maxLine)
+			cerr = r.onOversize(over.id(), r.maxLine)
 		} else if len(bytes.TrimSpace(content)) > 0 {
-			cerr = onLine(content)
+			cerr = r.onLine(content)
 		}
 		if cerr != nil {
 			return cerr
 		}
-		line, over = line[:0], nil
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
+		return err
+	}
+}
+
+// readLines calls r.next until the end of input: nil at EOF, else the
+// first error.
+func readLines(in io.Reader, maxLine int, onLine func([]byte) error, onOversize func(id json.RawMessage, maxLine int) error) error {
+	r := newLineReader(in, maxLine, onLine, onOversize)
+	for {
+		if err := r.next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
 			return err
 		}
 	}

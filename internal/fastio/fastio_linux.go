@@ -1,6 +1,6 @@
 //go:build linux
 
-package engine
+package fastio
 
 import (
 	"bytes"
@@ -18,18 +18,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Speed helpers for checkout and scan on Linux: one syscall per file.
-// os.Root resolves a path one component at a time (an openat and a close
-// per folder of the path) and every *os.File it opens costs four fcntl and
-// a refused epoll_ctl; on a tree of 10k+ files those syscalls are most of
-// the time. Here each folder is opened once and files are created and
-// stat'ed relative to it by a single name, never following a symlink.
+// Linux: one system call per file (see the package doc).
 
-// dirHandle is an open folder of a checkout being written.
-type dirHandle struct{ fd int }
+// Dir is an open folder: files are made and opened relative to it.
+type Dir struct{ fd int }
 
-// openRootDir opens root's own folder.
-func openRootDir(root *os.Root) (*dirHandle, error) {
+// OpenDir opens root's own folder.
+func OpenDir(root *os.Root) (*Dir, error) {
 	f, err := root.Open(".")
 	if err != nil {
 		return nil, err
@@ -40,11 +35,12 @@ func openRootDir(root *os.Root) (*dirHandle, error) {
 		return nil, &fs.PathError{Op: "dup", Path: root.Name(), Err: err}
 	}
 	unix.CloseOnExec(fd)
-	return &dirHandle{fd: fd}, nil
+	return &Dir{fd: fd}, nil
 }
 
-// mkdir creates the folder name (one path element) inside d and opens it.
-func (d *dirHandle) mkdir(name string) (*dirHandle, error) {
+// Mkdir creates the folder name (one path element) inside d, mode 0755
+// before the umask, and opens it.
+func (d *Dir) Mkdir(name string) (*Dir, error) {
 	if err := checkElem(name); err != nil {
 		return nil, err
 	}
@@ -59,13 +55,15 @@ func (d *dirHandle) mkdir(name string) (*dirHandle, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
-	return &dirHandle{fd: fd}, nil
+	return &Dir{fd: fd}, nil
 }
 
-func (d *dirHandle) close() { unix.Close(d.fd) }
+// Close closes the folder.
+func (d *Dir) Close() { unix.Close(d.fd) }
 
-// create makes the new file name inside d (O_EXCL, no symlink followed).
-func (d *dirHandle) create(name string, perm fs.FileMode) (*newFile, error) {
+// Create makes the new file name (one path element) inside d for writing
+// (O_EXCL, no symlink followed).
+func (d *Dir) Create(name string, perm fs.FileMode) (*NewFile, error) {
 	if err := checkElem(name); err != nil {
 		return nil, err
 	}
@@ -77,16 +75,17 @@ func (d *dirHandle) create(name string, perm fs.FileMode) (*newFile, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &newFile{fd: fd, name: name}, nil
+	return &NewFile{fd: fd, name: name}, nil
 }
 
-// newFile is a file being written by checkout.
-type newFile struct {
+// NewFile is a file being written, made by Dir.Create.
+type NewFile struct {
 	fd   int
 	name string
 }
 
-func (f *newFile) Write(p []byte) (int, error) {
+// Write writes all of p (retrying short writes).
+func (f *NewFile) Write(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		k, err := unix.Write(f.fd, p[n:])
@@ -101,30 +100,31 @@ func (f *newFile) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// finish gives the file mode perm (whatever the umask did), stamps it and
+// Finish gives the file mode perm (whatever the umask did), stamps it and
 // closes it.
-func (f *newFile) finish(perm fs.FileMode) (fileStamp, error) {
+func (f *NewFile) Finish(perm fs.FileMode) (Stamp, error) {
 	st, err := f.stat()
 	if err == nil && fs.FileMode(st.Mode)&fs.ModePerm != perm {
 		if err = ignoringEINTR(func() error { return unix.Fchmod(f.fd, uint32(perm)) }); err == nil {
 			st, err = f.stat()
 		}
 	}
-	if cerr := f.close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return st, err
 }
 
-func (f *newFile) stat() (fileStamp, error) {
+func (f *NewFile) stat() (Stamp, error) {
 	var st unix.Stat_t
 	if err := ignoringEINTR(func() error { return unix.Fstat(f.fd, &st) }); err != nil {
-		return fileStamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: err}
+		return Stamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: err}
 	}
 	return stampOfStat(&st), nil
 }
 
-func (f *newFile) close() error {
+// Close closes the file (again: nothing).
+func (f *NewFile) Close() error {
 	if f.fd < 0 {
 		return nil
 	}
@@ -136,8 +136,8 @@ func (f *newFile) close() error {
 	return nil
 }
 
-// dirLister lists one folder and lstats its entries relative to it.
-type dirLister struct {
+// Lister lists one folder and lstats its entries relative to it.
+type Lister struct {
 	fd  int
 	abs string
 	// cname holds the name being stat'ed, NUL-terminated for the kernel
@@ -145,9 +145,9 @@ type dirLister struct {
 	cname []byte
 }
 
-// openDirLister opens folder abs; follow says whether a symlink there is
+// OpenLister opens folder abs; follow says whether a symlink there is
 // followed (only for the checkout's own root, as os.ReadDir would).
-func openDirLister(abs string, follow bool) (*dirLister, error) {
+func OpenLister(abs string, follow bool) (*Lister, error) {
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
 	if !follow {
 		flags |= unix.O_NOFOLLOW
@@ -160,13 +160,13 @@ func openDirLister(abs string, follow bool) (*dirLister, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
-	return &dirLister{fd: fd, abs: abs}, nil
+	return &Lister{fd: fd, abs: abs}, nil
 }
 
-// entries appends the folder's entries to ds, sorted by name. It reads
-// the raw directory entries itself: names are cut from one string per
-// read, not allocated one by one as os.File.ReadDir does.
-func (l *dirLister) entries(ds []dirent) ([]dirent, error) {
+// Entries appends the folder's entries to ds, sorted by name, without "."
+// and "..". It reads the raw directory entries itself: names are cut from
+// one string per read, not allocated one by one as os.File.ReadDir does.
+func (l *Lister) Entries(ds []Dirent) ([]Dirent, error) {
 	bufp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bufp)
 	buf := *bufp
@@ -217,10 +217,10 @@ func (l *dirLister) entries(ds []dirent) ([]dirent, error) {
 				}
 				t = fileModeOfStat(uint32(st.Mode)).Type()
 			}
-			ds = append(ds, dirent{name: name, typ: t})
+			ds = append(ds, Dirent{Name: name, Type: t})
 		}
 	}
-	slices.SortFunc(ds, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(ds, func(a, b Dirent) int { return strings.Compare(a.Name, b.Name) })
 	return ds, nil
 }
 
@@ -248,16 +248,16 @@ func direntType(t byte) (fs.FileMode, bool) {
 	return 0, false
 }
 
-// lstat stats entry name of the folder without following a symlink.
+// Lstat stats entry name of the folder without following a symlink.
 //
 // It calls the kernel directly, as a raw system call: an lstat of a name
 // in an open folder does not block on anything but the disk, and telling
 // the Go scheduler about each of a tree's 10k+ calls (so that it may hand
 // the processor to another thread meanwhile) cost more than the calls on
 // a busy machine: a thread wake-up per call that outlived a time slice.
-func (l *dirLister) lstat(name string) (fileStamp, error) {
+func (l *Lister) Lstat(name string) (Stamp, error) {
 	if strings.IndexByte(name, 0) >= 0 {
-		return fileStamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: unix.EINVAL}
+		return Stamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: unix.EINVAL}
 	}
 	l.cname = append(append(l.cname[:0], name...), 0)
 	var st unix.Stat_t
@@ -266,26 +266,27 @@ func (l *dirLister) lstat(name string) (fileStamp, error) {
 		e = rawLstatAt(l.fd, &l.cname[0], &st)
 	}
 	if e != 0 {
-		return fileStamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: e}
+		return Stamp{}, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: e}
 	}
 	return stampOfStat(&st), nil
 }
 
-// stat stats the open folder itself.
-func (l *dirLister) stat() (fileStamp, error) {
+// Stat stats the open folder itself.
+func (l *Lister) Stat() (Stamp, error) {
 	var st unix.Stat_t
 	if err := ignoringEINTR(func() error { return unix.Fstat(l.fd, &st) }); err != nil {
-		return fileStamp{}, &fs.PathError{Op: "fstat", Path: l.abs, Err: err}
+		return Stamp{}, &fs.PathError{Op: "fstat", Path: l.abs, Err: err}
 	}
 	return stampOfStat(&st), nil
 }
 
-func (l *dirLister) close() { unix.Close(l.fd) }
+// Close closes the folder.
+func (l *Lister) Close() { unix.Close(l.fd) }
 
-// stampOfStat is stampOf for a raw stat: the same fields, the mode as
+// stampOfStat is StampOf for a raw stat: the same fields, the mode as
 // os.FileMode encodes it.
-func stampOfStat(st *unix.Stat_t) fileStamp {
-	return fileStamp{
+func stampOfStat(st *unix.Stat_t) Stamp {
+	return Stamp{
 		Size:  st.Size,
 		Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
 		Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
@@ -331,11 +332,12 @@ func ignoringEINTR(fn func() error) error {
 	}
 }
 
-// openBeneath opens the regular file at slash path rel below d for
-// reading in one openat2 call that refuses any symlink component and any
-// escape from d. ok is false when the kernel has no openat2 (before
-// Linux 5.6, or filtered): the caller then opens through os.Root.
-func (d *dirHandle) openBeneath(rel string) (f *rawFile, ok bool, err error) {
+// OpenBeneath opens the file at slash path rel below d for reading, not
+// blocking on a FIFO, in one openat2 call that refuses any symlink
+// component and any escape from d. ok is false when the kernel has no
+// openat2 (before Linux 5.6, or filtered): the caller then opens through
+// os.Root. The caller checks the file is regular (File.Stat).
+func (d *Dir) OpenBeneath(rel string) (f *File, ok bool, err error) {
 	how := unix.OpenHow{
 		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
@@ -351,16 +353,17 @@ func (d *dirHandle) openBeneath(rel string) (f *rawFile, ok bool, err error) {
 	case err != nil:
 		return nil, true, &fs.PathError{Op: "open", Path: rel, Err: err}
 	}
-	return &rawFile{fd: fd, name: rel}, true, nil
+	return &File{fd: fd, name: rel}, true, nil
 }
 
-// rawFile is a file opened for reading by openBeneath.
-type rawFile struct {
+// File is a file opened for reading by OpenBeneath.
+type File struct {
 	fd   int
 	name string
 }
 
-func (f *rawFile) Read(p []byte) (int, error) {
+// Read reads as io.Reader does.
+func (f *File) Read(p []byte) (int, error) {
 	for {
 		n, err := unix.Read(f.fd, p)
 		switch {
@@ -375,12 +378,14 @@ func (f *rawFile) Read(p []byte) (int, error) {
 	}
 }
 
-func (f *rawFile) stat() (fileStamp, error) {
+// Stat stamps the open file.
+func (f *File) Stat() (Stamp, error) {
 	var st unix.Stat_t
 	if err := ignoringEINTR(func() error { return unix.Fstat(f.fd, &st) }); err != nil {
-		return fileStamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: err}
+		return Stamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: err}
 	}
 	return stampOfStat(&st), nil
 }
 
-func (f *rawFile) Close() error { return unix.Close(f.fd) }
+// Close closes the file.
+func (f *File) Close() error { return unix.Close(f.fd) }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package engine
+package fastio
 
 import (
 	"fmt"
@@ -17,9 +17,11 @@ func inodeCtime(fi os.FileInfo) (ino uint64, ctime int64) {
 	return 0, 0
 }
 
-// lockCheckout holds an exclusive flock on checkout dir while a commit
-// plans, writes and updates the manifest, log and stat cache.
-func lockCheckout(dir string) (unlock func(), err error) {
+// LockDir takes an exclusive lock on folder dir, waiting for it, and holds
+// it until unlock (tv locks a checkout while a commit plans, writes and
+// updates the manifest, log and stat cache). Here it is a flock on the
+// folder; the system releases it if the process dies.
+func LockDir(dir string) (unlock func(), err error) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64 || riscv64 || loong64)
 
-package engine
+package fastio
 
 import (
 	"syscall"
@@ -10,7 +10,7 @@ import (
 )
 
 // rawLstatAt lstats the NUL-terminated name in folder fd as a raw system
-// call (see dirLister.lstat), never following a symlink.
+// call (see Lister.Lstat), never following a symlink.
 func rawLstatAt(fd int, name *byte, st *unix.Stat_t) syscall.Errno {
 	_, _, e := unix.RawSyscall6(sysFstatat, uintptr(fd), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
 	return e

@@ -1,6 +1,6 @@
 //go:build windows
 
-package engine
+package fastio
 
 import (
 	"crypto/sha256"
@@ -18,12 +18,12 @@ import (
 // written in the cache's clock tick, as everywhere).
 func inodeCtime(os.FileInfo) (ino uint64, ctime int64) { return 0, 0 }
 
-// lockCheckout holds an exclusive lock for checkout dir while a commit
-// plans, writes and updates the manifest, log and stat cache. Windows
+// LockDir takes an exclusive lock for folder dir, waiting for it, and
+// holds it until unlock (see sys_unix.go). Windows
 // cannot lock a directory handle, so the lock is LockFileEx on a file in
 // the temporary directory named by the checkout's path (never a file in
 // the checkout); the system releases it if the process dies.
-func lockCheckout(dir string) (unlock func(), err error) {
+func LockDir(dir string) (unlock func(), err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err

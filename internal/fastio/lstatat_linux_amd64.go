@@ -1,4 +1,4 @@
-package engine
+package fastio
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build linux && (arm64 || riscv64 || loong64)
 
-package engine
+package fastio
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build unix && !linux && !darwin
 
-package engine
+package fastio
 
 import "syscall"
 

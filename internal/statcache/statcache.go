@@ -1,0 +1,261 @@
+package statcache
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/thalix/tv/internal/fastio"
+)
+
+// ErrMoved is Append's error when the cache file is not the one Load read
+// (or none was read): the caller writes the cache whole with Save.
+var ErrMoved = errors.New("the stat cache was replaced since it was read")
+
+// RacySmudge is how recent a stamp may be and still be written into the
+// stat cache: a file changed again within the file system's timestamp
+// tick of its lstat could keep the very same stamp, so such an entry (or
+// folder listing) is written without one and checked again next time,
+// as git does with "racy" index entries.
+const RacySmudge = 10 * time.Millisecond
+
+// Header is what a cache says about the checkout it was built for.
+type Header struct {
+	// ManifestStamp is the manifest file the cache was built from,
+	// ManifestBaseline the baseline that file names (the log's may be
+	// later), and Log the manifest log the cache includes.
+	ManifestStamp    fastio.Stamp
+	ManifestBaseline [20]byte
+	Log              fastio.FileID
+	// The checkout's identity, as its manifest (and log) say.
+	VaultID       string
+	WorkspaceID   string
+	WorkspaceName string
+	Scope         []string
+	Baseline      [20]byte
+}
+
+// Entry is one file of a checkout: its version, and the stamp that
+// vouches for it. Stamp.Size is the version's size; the other stamp
+// fields are zero when no lstat vouches for the file.
+type Entry struct {
+	Path   string
+	Stamp  fastio.Stamp
+	ID     [20]byte // git blob id
+	SHA256 [32]byte
+	Mode   uint32 // git mode
+}
+
+// Dir is a folder's stamp and its raw listing (every entry, sorted by
+// name, as fastio.Lister.Entries returns it).
+type Dir struct {
+	Stamp   fastio.Stamp
+	Entries []fastio.Dirent
+}
+
+// Cache is a checkout's files as a stat cache holds them: read by Load, or
+// built by the caller (then Index it before Lookup).
+type Cache struct {
+	Header Header
+	Files  []Entry // sorted by path, no duplicates
+	// Dirs holds, by slash path ("." for the root), each folder's listing
+	// as the last scan saw it: while a folder's own stamp is unchanged
+	// (adding, removing or renaming an entry changes its mtime and ctime),
+	// the scan reuses the listing instead of reading the folder again.
+	Dirs map[string]*Dir
+
+	index map[string]int32
+	// written is the cache file's own mtime (ns), git's racy-entry cutoff
+	// at read time; 0 when no stamp is vouched for (not loaded).
+	written int64
+	loaded  bool
+	// size is the snapshot's length, and tailBytes how much of the file
+	// follows it: records appended by commits since.
+	size      int64
+	tailBytes int64
+	// file is the file Load read (inode, size): Append adds only to it.
+	file fastio.FileID
+}
+
+// Load reads the cache file at path, of at most max bytes, mapped rather
+// than read into the heap. Any problem is an error: the caller falls
+// back to the manifest. The cache is indexed.
+func Load(path string, max int64) (*Cache, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d bytes", path, max)
+	}
+	data, release, err := fastio.MapFile(path, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != fi.Size() {
+		release()
+		return nil, fmt.Errorf("%s changed while it was read", path)
+	}
+	c, err := decodeMapped(data)
+	release()
+	if err != nil {
+		return nil, err
+	}
+	c.written = fi.ModTime().UnixNano()
+	c.loaded = true
+	c.file = fastio.IDOf(fi)
+	c.Index()
+	return c, nil
+}
+
+// decodeMapped decodes a cache from mapped bytes (fastio.MapFile) and
+// moves its strings out of them (internStrings), so that nothing points
+// into the mapping once it is released. A file cut short while it was
+// read faults; that is an unusable cache, not a crash.
+func decodeMapped(data []byte) (c *Cache, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			c, err = nil, fmt.Errorf("stat cache changed while it was read: %v", r)
+		}
+	}()
+	if c, err = decode(data); err != nil {
+		return nil, err
+	}
+	c.internStrings()
+	return c, nil
+}
+
+// Index builds the path index Lookup uses.
+func (c *Cache) Index() {
+	c.index = make(map[string]int32, len(c.Files))
+	for i := range c.Files {
+		c.index[c.Files[i].Path] = int32(i)
+	}
+}
+
+// Lookup returns the index of path in c.Files, or -1.
+func (c *Cache) Lookup(path string) int {
+	if i, ok := c.index[path]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// Clean reports whether a file whose lstat gives st and whose git mode
+// is mode still holds e's content: the same stamp, not modified in the
+// clock tick the cache was written in (git's "racy" rule).
+func (c *Cache) Clean(e *Entry, st fastio.Stamp, mode uint32) bool {
+	return e.Stamp == st && st.Mtime < c.written && e.Mode == mode
+}
+
+// Listing returns the cached listing of folder rel when its stamp st is
+// unchanged and older than the cache (the racy rule again), else nil.
+func (c *Cache) Listing(rel string, st fastio.Stamp) []fastio.Dirent {
+	if d := c.Dirs[rel]; d != nil && d.Stamp == st && st.Mtime < c.written {
+		return d.Entries
+	}
+	return nil
+}
+
+// HasUnder reports whether some file lies below folder dir.
+func (c *Cache) HasUnder(dir string) bool {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearchFunc(c.Files, prefix, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
+	return i < len(c.Files) && strings.HasPrefix(c.Files[i].Path, prefix)
+}
+
+// Loaded reports whether c was read from a cache file (Load).
+func (c *Cache) Loaded() bool { return c.loaded }
+
+// WantsRewrite reports whether the file c was read from should be written
+// afresh: there was none, or commits' records make up much of it.
+func (c *Cache) WantsRewrite() bool { return !c.loaded || c.tailBytes > c.size/4 }
+
+// Record is what a commit appends to the cache: the new baseline and
+// manifest log, the files it wrote or stamped, the files it deleted, and
+// the folders it listed.
+type Record struct {
+	Baseline [20]byte
+	Log      fastio.FileID
+	Set      []Entry
+	Deleted  []string
+	Dirs     map[string]*Dir
+}
+
+// apply applies commits' records, in order, to the cache: the last
+// record's baseline and log, every file set or deleted (the last word on
+// a path wins), every folder listed. One merge, however many records:
+// files stay sorted.
+func (c *Cache) apply(records []Record) {
+	if len(records) == 0 {
+		return
+	}
+	type change struct {
+		e       Entry
+		deleted bool
+	}
+	changes := map[string]change{}
+	for i := range records {
+		r := &records[i]
+		c.Header.Baseline, c.Header.Log = r.Baseline, r.Log
+		for _, e := range r.Set {
+			changes[e.Path] = change{e: e}
+		}
+		for _, p := range r.Deleted {
+			changes[p] = change{deleted: true}
+		}
+		for rel, d := range r.Dirs {
+			if c.Dirs == nil {
+				c.Dirs = map[string]*Dir{}
+			}
+			c.Dirs[rel] = d
+		}
+	}
+	kept := c.Files[:0]
+	for _, e := range c.Files {
+		ch, ok := changes[e.Path]
+		switch {
+		case !ok:
+			kept = append(kept, e)
+		case !ch.deleted:
+			kept = append(kept, ch.e)
+		}
+		delete(changes, e.Path)
+	}
+	var added []Entry
+	for _, ch := range changes {
+		if !ch.deleted {
+			added = append(added, ch.e)
+		}
+	}
+	c.Files = MergeEntries(kept, added)
+}
+
+// MergeEntries merges disjoint entries b (any order; sorted in place)
+// into sorted a.
+func MergeEntries(a, b []Entry) []Entry {
+	if len(b) == 0 {
+		return a
+	}
+	slices.SortFunc(b, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
+	out := make([]Entry, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].Path < b[0].Path {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// castagnoli is CRC-32C's table, made on first use: hash/crc32 builds its
+// tables then, and every tv command pays for what package init builds.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
