@@ -57,7 +57,15 @@ func (e *Engine) writePendingPush(p *Plan, ref string, head, version Hash, entry
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(p.Dir, PendingPushName), b, 0o644); err != nil {
+	// The record's content is synced, its folder entry is not (one fsync
+	// per commit fewer): after a power loss it is there and whole, or not
+	// there at all. On ext4 the ref update's own folder fsync commits the
+	// journal that holds the record's rename first. Where the record is
+	// lost anyway, nothing is: the next commit meets the landed version as
+	// a newer head and re-applies the checkout's edits onto it, as for any
+	// racing commit (a file edited again since then is a conflict to
+	// resolve, files untouched).
+	if err := atomicfile.WriteFile(filepath.Join(p.Dir, PendingPushName), b, atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncData}); err != nil {
 		return fmt.Errorf("record the commit in %s before pushing: %w", p.Dir, err)
 	}
 	return nil
