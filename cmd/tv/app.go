@@ -52,6 +52,12 @@ func (e actionError) Unwrap() error { return e.err }
 // process exit code.
 func Run(ctx context.Context, args []string, stdio *IO) int {
 	a := &app{io: stdio, json: wantsJSON(args[1:])}
+	if userEnv, ok := preReceiveArgs(args[1:]); ok {
+		if err := a.preReceive(ctx, userEnv); err != nil {
+			return a.fail(actionError{err})
+		}
+		return ExitOK
+	}
 	root := a.rootCommand()
 	r := resolveArgs(root, args[1:])
 	a.cmd = r.cmd

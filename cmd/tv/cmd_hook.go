@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/thalix/tv/hook"
 	"github.com/urfave/cli/v3"
@@ -42,11 +43,42 @@ func (a *app) runHookPreReceive(ctx context.Context, cmd *cli.Command) error {
 	if err := exactArgs(cmd, 0, "no positional arguments (git passes the push on stdin)"); err != nil {
 		return err
 	}
-	err := hook.PreReceive(ctx, a.io.Stdin, hook.Options{Getenv: a.io.Getenv, UserEnv: cmd.String("user-env"), Stderr: a.io.Stderr})
+	return a.preReceive(ctx, cmd.String("user-env"))
+}
+
+// preReceive judges the push on stdin.
+func (a *app) preReceive(ctx context.Context, userEnv string) error {
+	err := hook.PreReceive(ctx, a.io.Stdin, hook.Options{Getenv: a.io.Getenv, UserEnv: userEnv, Stderr: a.io.Stderr})
 	if errors.Is(err, hook.ErrPushRefused) {
 		return silent{err} // the refusal lines are the report
 	}
 	return err
+}
+
+// preReceiveArgs recognises the command lines `tv hook install` writes
+// into a hook script — hook pre-receive, optionally with --user-env VAR
+// or --user-env=VAR — and returns VAR. Run answers them without building
+// the command tree: a git server starts tv on every push, and the tree
+// is about a tenth of the hook's own cost. Any other spelling (help,
+// a typo, an extra argument) goes through the command tree as usual.
+func preReceiveArgs(args []string) (userEnv string, ok bool) {
+	if len(args) < 2 || args[0] != "hook" || args[1] != "pre-receive" {
+		return "", false
+	}
+	switch rest := args[2:]; {
+	case len(rest) == 0:
+		return "", true
+	case len(rest) == 1 && strings.HasPrefix(rest[0], "--user-env="):
+		userEnv = strings.TrimPrefix(rest[0], "--user-env=")
+	case len(rest) == 2 && rest[0] == "--user-env":
+		userEnv = rest[1]
+	default:
+		return "", false
+	}
+	if userEnv == "" || strings.HasPrefix(userEnv, "-") {
+		return "", false
+	}
+	return userEnv, true
 }
 
 func (a *app) runHookInstall(ctx context.Context, cmd *cli.Command) error {
