@@ -79,10 +79,6 @@ func (r *Reader) Str() string {
 	return v
 }
 
-// MaxStr is the longest string Writer.Str can write: its length is a
-// uint16.
-const MaxStr = 1<<16 - 1
-
 // ErrTooLong is Writer.Err's error after a Str over MaxStr bytes.
 var ErrTooLong = errors.New("string over the format's 65535-byte limit")
 
