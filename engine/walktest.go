@@ -50,7 +50,7 @@ type Plan struct {
 	diskFindings []icm.Finding
 	base         *statcache.Cache
 	disk         *snapshot
-	refreshed    bool                 // some file was hashed back to its base: the cache vouched for too little
+	refreshed    bool                 // a hashed file changes the cache: back to its base, or a stale stamp to drop
 	rebased      bool                 // a commit recorded its version in the manifest (log) and cache
 	changed      map[string]*diskFile // the added and modified files
 }
