@@ -397,3 +397,60 @@ func BenchmarkDecodeTails(b *testing.B) {
 		}
 	}
 }
+
+// v6TailRecord is the record testdata/v6-tail.cache appends to
+// testdata/v6.cache's snapshot: a file set (stamped), a file deleted and
+// a folder listed.
+func v6TailRecord() *Record {
+	return &Record{
+		Baseline: [20]byte{2},
+		Log:      fastio.FileID{Ino: 4, Size: 90},
+		Set:      []Entry{{Path: "a/d.md", Mode: 0o100644, ID: [20]byte{7}, SHA256: [32]byte{8}, Stamp: fastio.Stamp{Size: 2, Mtime: 9, Ctime: 9, Ino: 11, Mode: 0o644}}},
+		Deleted:  []string{"a/c"},
+		Dirs:     map[string]*Dir{"a": {Stamp: fastio.Stamp{Ino: 9, Mtime: 10}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "d.md"}}}},
+	}
+}
+
+// TestFormatV6Tail pins the appended record's format: testdata/v6-tail.cache
+// (v6.cache plus one record, written by Append) decodes to the snapshot
+// with the record applied, and Append writes the same bytes again.
+func TestFormatV6Tail(t *testing.T) {
+	snap, err := os.ReadFile(filepath.Join("testdata", "v6.cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "v6-tail.cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(path, snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Append(path, v6TailRecord(), 1<<62); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("Append wrote\n%x\nthe pinned file holds\n%x", got, want)
+	}
+	d, err := decode(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range d.Files {
+		paths = append(paths, e.Path)
+	}
+	if strings.Join(paths, " ") != "a/b.md a/d.md" || d.Header.Baseline != [20]byte{2} || d.Header.Log.Size != 90 ||
+		d.Files[1].Stamp.Ino != 11 || len(d.Dirs["a"].Entries) != 2 || d.Dirs["a"].Entries[1].Name != "d.md" || d.tailBytes == 0 {
+		t.Fatalf("decoded %+v, files %v, dirs %+v", d.Header, paths, d.Dirs["a"])
+	}
+}
