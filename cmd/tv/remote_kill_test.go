@@ -57,14 +57,20 @@ func TestRemoteCommitKilled(t *testing.T) {
 		}
 		c := e.cmd("workspace", "commit", dir, "--reason", fmt.Sprintf("round %d", r))
 		// Its own process group: for file:// the server side is a
-		// git-receive-pack child that outlives a kill of tv alone and
-		// would land this round's push during a later round.
+		// git-receive-pack child that outlives a kill of tv, as a server
+		// outlives its client. Only tv is killed; the round then waits
+		// for the receive-pack to finish or give up by itself (a push
+		// cut off mid-pack is aborted, one the server took lands), so it
+		// never lands during a later round. Killing the receive-pack too
+		// would be a server crash inside its ref transaction, which
+		// leaves git's ref .lock behind for an administrator to remove:
+		// every later push is refused (tv says "ref is locked").
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Duration(rand.Int64N(int64(span))))
-		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		syscall.Kill(c.Process.Pid, syscall.SIGKILL)
 		c.Wait()
 		waitGroupGone(t, c.Process.Pid)
 		after := gitservertest.Git(t, repo, "rev-parse", ref)
