@@ -16,10 +16,19 @@ import (
 	"time"
 )
 
-// TestServeOverPipe: a server whose stdin is an OS pipe reads it through
-// the poller, answers over it, and leaves the pipe in blocking mode when it
-// returns.
-func TestServeOverPipe(t *testing.T) {
+// pipeServer is a local server serving an OS pipe as its stdin (in
+// blocking mode, as a host passes it), already initialized.
+type pipeServer struct {
+	inR, inW *os.File
+	out      *bufio.Scanner
+	outR     *io.PipeReader
+	done     chan error
+}
+
+// startPipeServer starts l serving a fresh pipe until ctx ends or the
+// pipe closes, and initializes it.
+func startPipeServer(t *testing.T, ctx context.Context) *pipeServer {
+	t.Helper()
 	l, err := New(Config{LaunchDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -28,25 +37,32 @@ func TestServeOverPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inR.Close()
+	t.Cleanup(func() { inR.Close(); inW.Close() })
 	setBlocking(t, inR) // as a host passes it (os.Pipe makes it non-blocking)
 	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- l.Serve(context.Background(), inR, outW, io.Discard); outW.Close() }()
-	out := bufio.NewScanner(outR)
+	s := &pipeServer{inR: inR, inW: inW, out: bufio.NewScanner(outR), outR: outR, done: make(chan error, 1)}
+	go func() { s.done <- l.Serve(ctx, inR, outW, io.Discard); outW.Close() }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
-	if !out.Scan() || !strings.Contains(out.Text(), `"id":1,"result"`) {
-		t.Fatalf("initialize answer: %q", out.Text())
+	if !s.out.Scan() || !strings.Contains(s.out.Text(), `"id":1,"result"`) {
+		t.Fatalf("initialize answer: %q", s.out.Text())
 	}
-	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
-	if !out.Scan() || out.Text() != `{"jsonrpc":"2.0","id":2,"result":{}}` {
-		t.Fatalf("ping answer: %q", out.Text())
+	return s
+}
+
+// TestServeOverPipe: a server whose stdin is an OS pipe reads it through
+// the poller, answers over it, and leaves the pipe in blocking mode when it
+// returns.
+func TestServeOverPipe(t *testing.T) {
+	s := startPipeServer(t, context.Background())
+	io.WriteString(s.inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	if !s.out.Scan() || s.out.Text() != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Fatalf("ping answer: %q", s.out.Text())
 	}
-	inW.Close()
-	if err := <-done; err != nil {
+	s.inW.Close()
+	if err := <-s.done; err != nil {
 		t.Fatal(err)
 	}
-	assertBlocking(t, inR)
+	assertBlocking(t, s.inR)
 }
 
 // TestServeOverPipeCancelledWhileIdle: a server whose client is idle (its
@@ -54,34 +70,16 @@ func TestServeOverPipe(t *testing.T) {
 // and leaves the pipe in blocking mode; it does not wait for the client's
 // next byte.
 func TestServeOverPipeCancelledWhileIdle(t *testing.T) {
-	l, err := New(Config{LaunchDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inR.Close()
-	defer inW.Close()
-	setBlocking(t, inR)
-	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.Serve(ctx, inR, outW, io.Discard); outW.Close() }()
-	out := bufio.NewScanner(outR)
-	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
-	if !out.Scan() || !strings.Contains(out.Text(), `"id":1,"result"`) {
-		t.Fatalf("initialize answer: %q", out.Text())
-	}
-	go io.Copy(io.Discard, outR)
+	s := startPipeServer(t, ctx)
+	go io.Copy(io.Discard, s.outR)
 	cancel()
 	select {
-	case <-done:
+	case <-s.done:
 	case <-time.After(time.Minute):
 		t.Fatal("Serve did not return after its context was cancelled while the client was idle")
 	}
-	assertBlocking(t, inR)
+	assertBlocking(t, s.inR)
 }
 
 // assertBlocking fails t when f's open file description is non-blocking.
