@@ -204,10 +204,21 @@ func prepareEmptyDir(dir string) error {
 	return nil
 }
 
+// checkoutRun is how many files of one folder a checkout worker writes
+// in a row. Creating a file holds its folder's lock in the kernel (on
+// ext4 that includes finding a free inode), so workers writing the same
+// folder wait on each other and spin on the lock; in runs they write
+// different folders at once. On bench/remote's 10,000 files in folders
+// of 100, four alternating rounds while this machine's ext4 was slow to
+// allocate inodes took 9.7 s in runs of 64 against 11.9 s file by file;
+// with inode allocation fast the two were equal (medians 540 / 530 ms).
+const checkoutRun = 64
+
 // writeCheckout writes files under root in parallel, verifying each.
 // Each folder is made and opened once, and its files are created relative
 // to it by name (no per-file path walk); a folder is closed as soon as
-// its files and subfolders are done, so open folders stay few.
+// its files and subfolders are done, so open folders stay few. A worker
+// takes up to checkoutRun files of one folder at a time.
 func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileEntry) ([]*diskFile, error) {
 	out := make([]*diskFile, len(files))
 	byDir := map[string][]int{".": nil} // folder -> indexes of its files
@@ -231,8 +242,8 @@ func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileE
 		return nil, err
 	}
 	type job struct {
-		i   int
-		dir *openDir
+		files []int // indexes of files of one folder
+		dir   *openDir
 	}
 	var (
 		mu       sync.Mutex
@@ -257,16 +268,22 @@ func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileE
 			defer wg.Done()
 			buf := make([]byte, 256<<10)
 			for j := range jobs {
-				df, err := e.writeOne(ctx, j.dir.h, files[j.i], buf)
-				j.dir.release()
-				if err != nil {
-					fail(err)
+				for _, i := range j.files {
+					var df *diskFile
+					var err error
+					if !failed.Load() {
+						df, err = e.writeOne(ctx, j.dir.h, files[i], buf)
+					}
+					j.dir.release()
+					if err != nil {
+						fail(err)
+					}
+					mu.Lock()
+					out[i] = df
+					done++
+					e.progress("checkout", done, int64(len(files)))
+					mu.Unlock()
 				}
-				mu.Lock()
-				out[j.i] = df
-				done++
-				e.progress("checkout", done, int64(len(files)))
-				mu.Unlock()
 			}
 		}()
 	}
@@ -288,11 +305,11 @@ produce:
 		od := &openDir{h: h}
 		od.refs.Store(1 + int32(len(byDir[d])) + subdirs[d])
 		opened[d] = od
-		for _, i := range byDir[d] {
+		for chunk := range slices.Chunk(byDir[d], checkoutRun) {
 			if failed.Load() || ctx.Err() != nil {
 				break produce
 			}
-			jobs <- job{i, od}
+			jobs <- job{chunk, od}
 		}
 		od.release()
 	}

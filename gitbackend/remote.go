@@ -1,6 +1,7 @@
 package gitbackend
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -17,15 +18,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
@@ -72,7 +69,9 @@ type Remote struct {
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
-	mirrored map[string]engine.Hash // the cache's refs as last mirrored (mirroredFile)
+	mirrored map[string]engine.Hash      // the cache's refs as last mirrored (mirroredFile)
+	fresh    map[engine.Hash]freshObject // inflated by a fetch, not yet read (keepFresh)
+	handoff  bool                        // fetches keep what they inflate (start with ReadAhead)
 
 	publishing bool // Publish: the "cache" is the local vault itself
 }
@@ -194,7 +193,10 @@ func (r *Remote) start(ctx context.Context, readAhead []string) error {
 			first[name] = a
 		}
 	}
-	if err := r.ensure(ctx, first); err != nil {
+	r.setHandoff(len(readAhead) > 0)
+	err = r.ensure(ctx, first)
+	r.setHandoff(false)
+	if err != nil {
 		return err
 	}
 	b, err := r.cache.readIDBlob(h)
@@ -563,9 +565,11 @@ func (r *Remote) fetch(ctx context.Context, wants []engine.Hash, depth int) erro
 		return r.transportError("fetch", err)
 	}
 	defer resp.Close()
-	if err := r.cache.storePack(resp); err != nil {
+	fresh, err := r.cache.storePack(resp)
+	if err != nil {
 		return fmt.Errorf("fetch from %s: %w", r.loc.URL, err)
 	}
+	r.keepFresh(fresh)
 	for _, w := range wants {
 		if !r.cache.objectExists(w) {
 			return fmt.Errorf("%w: fetch from %s did not bring %s", engine.ErrObjectNotFound, r.loc.URL, w)
@@ -574,47 +578,69 @@ func (r *Remote) fetch(ctx context.Context, wants []engine.Hash, depth int) erro
 	return nil
 }
 
-// storePack indexes a received pack into objects/pack (go-git's pack
-// writer resolves deltas and writes the index) and makes it durable.
-func (v *Vault) storePack(pack io.Reader) error {
-	st := filesystem.NewStorageWithOptions(osfs.New(v.path), cache.NewObjectLRU(4<<20), filesystem.Options{})
-	before, _ := filepath.Glob(filepath.Join(v.path, "objects", "pack", "pack-*.idx"))
-	err := packfile.UpdateObjectStorage(st, pack)
-	if errors.Is(err, packfile.ErrEmptyPackfile) {
-		return nil
+// keepFresh holds the objects the read-ahead fetch of OpenRemote
+// inflated (storePack) for their first reader: a checkout reads each file
+// once, right after that fetch, and takes it from memory instead of
+// inflating it from the pack a second time. Each object is handed out
+// once and then dropped, so the memory goes as the checkout proceeds;
+// what is never read goes with the Remote. The objects are in the
+// cache's pack already, durable, before they are handed out. Other
+// fetches keep nothing (a long-lived Remote must not grow).
+func (r *Remote) keepFresh(objs map[engine.Hash]freshObject) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(objs) == 0 || !r.handoff {
+		return
 	}
-	if err != nil {
-		return err
+	if r.fresh == nil {
+		r.fresh = objs
+		return
 	}
-	after, _ := filepath.Glob(filepath.Join(v.path, "objects", "pack", "pack-*"))
-	for _, p := range after {
-		if slices.Contains(before, p) {
-			continue
-		}
-		if f, err := os.Open(p); err == nil {
-			f.Sync()
-			f.Close()
-		}
+	maps.Copy(r.fresh, objs)
+}
+
+func (r *Remote) setHandoff(on bool) {
+	r.mu.Lock()
+	r.handoff = on
+	r.mu.Unlock()
+}
+
+// takeFresh returns and forgets the fresh object id when it has type typ.
+func (r *Remote) takeFresh(id engine.Hash, typ int) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.fresh[id]
+	if !ok || o.typ != typ {
+		return nil, false
 	}
-	if err := syncDir(filepath.Join(v.path, "objects", "pack")); err != nil {
-		return err
-	}
-	_, err = v.refreshPacks()
-	return err
+	delete(r.fresh, id)
+	return o.data, true
 }
 
 // ReadCommit reads a commit from the cache.
 func (r *Remote) ReadCommit(ctx context.Context, id engine.Hash) (*engine.Commit, error) {
+	if data, ok := r.takeFresh(id, typeCommit); ok {
+		return decodeCommit(id, data)
+	}
 	return r.cache.ReadCommit(ctx, id)
 }
 
 // ReadTree reads a tree from the cache.
 func (r *Remote) ReadTree(ctx context.Context, id engine.Hash) ([]engine.TreeEntry, error) {
+	if data, ok := r.takeFresh(id, typeTree); ok {
+		return decodeTree(id, data)
+	}
 	return r.cache.ReadTree(ctx, id)
 }
 
 // OpenBlob streams a blob from the cache.
 func (r *Remote) OpenBlob(ctx context.Context, id engine.Hash) (io.ReadCloser, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if data, ok := r.takeFresh(id, typeBlob); ok {
+		return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+	}
 	return r.cache.OpenBlob(ctx, id)
 }
 
