@@ -101,11 +101,27 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 	if err != nil {
 		return nil, err
 	}
-	if r.cache, err = openCache(CachePath(opts.CacheDir, loc.URL)); err != nil {
+	// The listing goes out while the cache is opened (on first use made,
+	// with its fsyncs): neither waits for the other.
+	type listing struct {
+		refs map[string]engine.Hash
+		err  error
+	}
+	listed := make(chan listing, 1)
+	go func() {
+		refs, err := r.advertised(ctx)
+		listed <- listing{refs, err}
+	}()
+	r.cache, err = openCache(CachePath(opts.CacheDir, loc.URL))
+	l := <-listed
+	if err != nil {
 		return nil, err
 	}
 	r.lastSync = readLastSync(r.cache.path)
-	if err := r.start(ctx, opts.ReadAhead); err != nil {
+	if l.err == nil {
+		r.setListed(l.refs)
+	}
+	if err := r.start(ctx, l.err, opts.ReadAhead); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -159,10 +175,11 @@ func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (in
 	return len(ups), r.push(ctx, ups, ups)
 }
 
-// start lists the server (or falls back to the cache) and reads the id,
-// fetching the identity, the grants and the readAhead refs in one round.
-func (r *Remote) start(ctx context.Context, readAhead []string) error {
-	_, err := r.list(ctx)
+// start reads the id after the listing (listErr: how it failed; offline,
+// the cache answers), fetching the identity, the grants and the readAhead
+// refs in one round.
+func (r *Remote) start(ctx context.Context, listErr error, readAhead []string) error {
+	err := listErr
 	if errors.Is(err, ErrUnreachable) {
 		id, cerr := r.cache.loadID()
 		if cerr != nil {
@@ -317,6 +334,17 @@ func (r *Remote) snapshot() map[string]engine.Hash {
 // list reads the server's refs (one upload-pack advertisement) and
 // records them, with the time, as the Remote's view.
 func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
+	refs, err := r.advertised(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.setListed(refs)
+	return refs, nil
+}
+
+// advertised reads the server's refs (one upload-pack advertisement) and
+// keeps its capabilities for later fetches; it touches no cache.
+func (r *Remote) advertised(ctx context.Context) (map[string]engine.Hash, error) {
 	sess, adv, err := r.uploadSession(ctx)
 	if err != nil {
 		return nil, err
@@ -327,12 +355,7 @@ func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
 		r.upCaps = adv.Capabilities
 		r.mu.Unlock()
 	}
-	refs, err := advRefs(adv)
-	if err != nil {
-		return nil, err
-	}
-	r.setListed(refs)
-	return refs, nil
+	return advRefs(adv)
 }
 
 func (r *Remote) setListed(refs map[string]engine.Hash) {
@@ -457,6 +480,7 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 		r.mirrored = r.readMirrored()
 	}
 	changed := false
+	var ups []engine.RefUpdate
 	for name, h := range refs {
 		if r.mirrored[name] == h {
 			continue
@@ -465,10 +489,24 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 		if err != nil && !errors.Is(err, engine.ErrRefNotFound) {
 			continue
 		}
-		if cur != h && r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h}) != nil {
+		if cur != h {
+			ups = append(ups, engine.RefUpdate{Name: name, Old: cur, New: h})
 			continue
 		}
 		r.mirrored[name], changed = h, true
+	}
+	// One transaction (its fsyncs overlap); when a concurrent process
+	// moved one of the refs, each ref on its own.
+	if len(ups) > 1 && r.cache.UpdateRefs(ctx, ups...) == nil {
+		for _, u := range ups {
+			r.mirrored[u.Name], changed = u.New, true
+		}
+		ups = nil
+	}
+	for _, u := range ups {
+		if r.cache.UpdateRefs(ctx, u) == nil {
+			r.mirrored[u.Name], changed = u.New, true
+		}
 	}
 	if changed && !r.publishing {
 		r.writeMirrored()
