@@ -81,6 +81,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err != nil {
 		return nil, err
 	}
+	writtenAt := time.Now()
 	b := &statcache.Cache{
 		Header: headerOf(&Manifest{VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope}),
 		Files:  make([]statcache.Entry, len(written)),
@@ -96,12 +97,13 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	// on, so the collector may have them before the manifest and cache
 	// buffers are made (at 100k files, 12 MiB).
 	nwritten := len(written)
-	// Let the file-system clock tick past the files' mtimes so the stat
-	// cache can vouch for them (see base.clean).
-	time.Sleep(racyTick)
 	if err := writeManifest(dir, b); err != nil {
 		return nil, err
 	}
+	// Let the file-system clock tick past the files' mtimes so the stat
+	// cache can vouch for them (see base.clean); the manifest's writing
+	// is part of the wait.
+	time.Sleep(racyTick - time.Since(writtenAt))
 	_ = saveStatCache(dir, b, time.Now().Add(-statcache.RacySmudge).UnixNano())
 	if err := excludeOwnFiles(dir); err != nil {
 		return nil, fmt.Errorf("checkout is complete, but adding tv's files to the git repository's info/exclude failed: %w", err)
@@ -115,7 +117,8 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: nwritten, Bytes: total}, nil
 }
 
-// racyTick is how long checkout waits before stamping its stat cache.
+// racyTick is how long after its last file is written checkout stamps
+// its stat cache.
 const racyTick = 20 * time.Millisecond
 
 // resolveWorkspace resolves a workspace and explains when the name or id
