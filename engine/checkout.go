@@ -79,7 +79,13 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		return nil, err
 	}
 	defer root.Close()
-	facts := &checkoutFacts{}
+	notes := 0
+	for _, f := range files {
+		if isMarkdownPath(f.Path) {
+			notes++
+		}
+	}
+	facts := &checkoutFacts{records: make([]factRecord, 0, notes)}
 	written, err := e.writeCheckout(ctx, root, files, facts)
 	if err != nil {
 		return nil, err
@@ -363,13 +369,13 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 	w := io.MultiWriter(fh, h1, h2)
 	var (
 		n      int64
-		learnt *icm.MarkdownFacts
+		learnt icm.MarkdownFacts
+		note   = isMarkdownPath(f.Path)
 	)
-	if isMarkdownPath(f.Path) {
+	if note {
 		head := buf[:min(size, icm.MaxMarkdownBytes)]
 		if _, err = io.ReadFull(rc, head); err == nil {
-			learnt = &icm.MarkdownFacts{}
-			*learnt = icm.FactsOf(head, size > int64(len(head)))
+			learnt = icm.FactsOf(head, size > int64(len(head)))
 			_, err = w.Write(head)
 			n = int64(len(head))
 		}
@@ -397,8 +403,8 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 	if df.id != f.ID {
 		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.id, f.ID)
 	}
-	if learnt != nil {
-		facts.add(df.id, *learnt)
+	if note {
+		facts.add(df.id, learnt)
 	}
 	return df, nil
 }
