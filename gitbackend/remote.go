@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"os"
@@ -514,7 +515,11 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 }
 
 // mirroredFile, in a cache's directory, lists the refs last mirrored into
-// the cache, one "<hash> <name>" line each.
+// the cache, one "<hash> <name>" line each, then a "crc32 <hex>" line of
+// everything before it. It is written without an fsync (it only saves
+// reading refs; a fetch's fsyncs are the pack's and the refs'): a file a
+// crash left torn or empty fails its checksum and is read as empty, so
+// every ref is compared again.
 const mirroredFile = "tv-mirrored"
 
 func (r *Remote) readMirrored() map[string]engine.Hash {
@@ -526,7 +531,11 @@ func (r *Remote) readMirrored() map[string]engine.Hash {
 	if err != nil {
 		return out
 	}
-	for line := range strings.Lines(string(b)) {
+	body, sum, ok := bytes.Cut(b, []byte("crc32 "))
+	if !ok || string(sum) != fmt.Sprintf("%08x\n", crc32.ChecksumIEEE(body)) {
+		return out // torn, or written by an older tv: compare every ref again
+	}
+	for line := range strings.Lines(string(body)) {
 		hex, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		h, err := engine.ParseHash(hex)
 		if ok && err == nil && checkRefName(name) == nil {
@@ -542,7 +551,8 @@ func (r *Remote) writeMirrored() {
 	for _, name := range names {
 		fmt.Fprintf(&b, "%s %s\n", r.mirrored[name], name)
 	}
-	_ = atomicfile.Write(filepath.Join(r.cache.path, mirroredFile), []byte(b.String()), 0o644)
+	fmt.Fprintf(&b, "crc32 %08x\n", crc32.ChecksumIEEE([]byte(b.String())))
+	_ = atomicfile.WriteFile(filepath.Join(r.cache.path, mirroredFile), []byte(b.String()), atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncNone})
 }
 
 // fetch downloads the objects reachable from wants that the cache lacks:
