@@ -133,6 +133,10 @@ func TestWriteThroughDir(t *testing.T) {
 			t.Errorf("Create(%q): %v, want ErrNotElement", name, err)
 		}
 	}
+	// The wording the engine's refusals carried before the move.
+	if _, err := d.Create("a/b", 0o644); err == nil || err.Error() != `"a/b" is not a file or folder name` {
+		t.Errorf("Create(a/b): %v", err)
+	}
 }
 
 // TestOpenBeneath: where the kernel has openat2, a file below the folder
