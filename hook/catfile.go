@@ -47,31 +47,47 @@ func startCatFile(ctx context.Context, gitDir string, env []string) (*catFile, e
 		return nil, fmt.Errorf("%w: start git cat-file: %v", ErrGit, err)
 	}
 	c := &catFile{ctx: ctx, gitDir: gitDir, env: env, in: bufio.NewWriter(stdin), out: bufio.NewReaderSize(stdout, 64<<10)}
+	var (
+		stopped bool
+		stopErr error
+	)
 	c.stop = func() error {
-		stdin.Close()
-		err := cmd.Wait()
-		if err != nil && stderr.Len() > 0 {
-			return fmt.Errorf("%w: git cat-file: %v: %s", ErrGit, err, strings.TrimSpace(stderr.String()))
+		if !stopped {
+			stopped = true
+			stdin.Close()
+			if err := cmd.Wait(); err != nil && stderr.Len() > 0 {
+				stopErr = fmt.Errorf("%w: git cat-file: %v: %s", ErrGit, err, strings.TrimSpace(stderr.String()))
+			}
 		}
-		return nil
+		return stopErr
 	}
 	return c, nil
 }
 
 func (c *catFile) close() error { return c.stop() }
 
+// broken is the error of a failed exchange with the child: git's own
+// complaint when it exited with one (a closed pipe is only its symptom,
+// and which end noticed first is a matter of timing), else the pipe's.
+func (c *catFile) broken(op string, err error) error {
+	if gitErr := c.stop(); gitErr != nil {
+		return gitErr
+	}
+	return fmt.Errorf("%w: %s git cat-file: %v", ErrGit, op, err)
+}
+
 // ask sends command ("info" or "contents") for what (an id or a ref) and
 // returns the reply's fields: "<id> <type> <size>", or "<what> missing".
 func (c *catFile) ask(command, what string) ([]string, error) {
 	if _, err := fmt.Fprintf(c.in, "%s %s\n", command, what); err != nil {
-		return nil, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
+		return nil, c.broken("write to", err)
 	}
 	if err := c.in.Flush(); err != nil {
-		return nil, fmt.Errorf("%w: write to git cat-file: %v", ErrGit, err)
+		return nil, c.broken("write to", err)
 	}
 	line, err := c.out.ReadString('\n')
 	if err != nil {
-		return nil, fmt.Errorf("%w: read from git cat-file: %v", ErrGit, err)
+		return nil, c.broken("read from", err)
 	}
 	f := strings.Fields(line)
 	if (len(f) == 2 && f[1] == "missing") || len(f) == 3 {
@@ -107,10 +123,10 @@ func (c *catFile) object(id engine.Hash, limit int64) (string, int64, []byte, er
 	}
 	data := make([]byte, min(size, limit))
 	if _, err := io.ReadFull(c.out, data); err != nil {
-		return "", 0, nil, fmt.Errorf("%w: read %s from git cat-file: %v", ErrGit, id, err)
+		return "", 0, nil, c.broken("read "+id.String()+" from", err)
 	}
 	if _, err := io.CopyN(io.Discard, c.out, size-int64(len(data))+1); err != nil { // the rest and the trailing newline
-		return "", 0, nil, fmt.Errorf("%w: read %s from git cat-file: %v", ErrGit, id, err)
+		return "", 0, nil, c.broken("read "+id.String()+" from", err)
 	}
 	return typ, size, data, nil
 }

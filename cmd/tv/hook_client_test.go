@@ -40,7 +40,7 @@ func startHookedServer(t *testing.T, bin string) *hookedServer {
 		t.Fatalf("tv hook install: %v\n%s", err, out)
 	}
 	script, err := os.ReadFile(filepath.Join(s.repo, "hooks", "pre-receive"))
-	if err != nil || !strings.Contains(string(script), "exec '"+bin+"' hook pre-receive") {
+	if err != nil || string(script) != string(hook.Script(bin, "")) {
 		t.Fatalf("installed hook: %v\n%s", err, script)
 	}
 	gitservertest.Hook(t, s.repo, "pre-receive", `#!/bin/sh
@@ -223,4 +223,59 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestHookScriptRunsTv: the script `tv hook install` writes runs this tv
+// binary when git runs it — on Linux as the interpreter of its "#!" line,
+// which packs "hook pre-receive --user-env VAR" into one argument — and
+// the push is judged: refused for want of a pusher, then, once the
+// installer names the variable that carries one, judged further (a ref
+// outside tv's namespaces).
+func TestHookScriptRunsTv(t *testing.T) {
+	bin := tvBin(t)
+	repo := filepath.Join(t.TempDir(), "vault.git")
+	gitservertest.InitBare(t, repo)
+	src := t.TempDir()
+	git := func(env []string, args ...string) (string, error) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x"), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "x"}} {
+		if out, err := git(nil, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	install := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"hook", "install", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("tv hook install: %v\n%s", err, out)
+		}
+	}
+	tests := []struct {
+		name    string
+		install []string
+		env     []string
+		refusal string
+	}{
+		{"no pusher", nil, []string{"TV_PUSHER=alice"}, "tv: permission-denied: the server names no pusher"},
+		{"pusher from --user-env", []string{"--user-env", "TV_PUSHER"}, []string{"TV_PUSHER=alice"}, "tv: not-a-tv-ref: refs/heads/main: not one of tv's refs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			install(tt.install...)
+			script, err := os.ReadFile(filepath.Join(repo, "hooks", "pre-receive"))
+			if err != nil || string(script) != string(hook.Script(bin, strings.Join(tt.install[min(1, len(tt.install)):], ""))) {
+				t.Fatalf("installed script (%v):\n%s", err, script)
+			}
+			out, err := git(tt.env, "push", "-q", repo, "HEAD:refs/heads/main")
+			if err == nil || !strings.Contains(out, tt.refusal) {
+				t.Fatalf("push: %v\n%s\nwant a refusal with %q", err, out, tt.refusal)
+			}
+		})
+	}
 }
