@@ -218,16 +218,20 @@ func (v *Vault) storePack(pack io.Reader) (map[engine.Hash]freshObject, error) {
 	return fresh, v.addPack(name)
 }
 
-// installPack makes the received pack f read-only, writes its index, fsyncs
-// both (at once) and renames them into dir, index last like git.
+// installPack makes the complete pack f read-only, writes its index,
+// fsyncs both and renames them into dir, index last like git. The pack's
+// fsync runs while the index is written and fsynced: both are durable
+// before either is renamed into place, and the two waits for the disk
+// overlap (on a journalling file system the second often joins the
+// first's commit). It closes f, and removes it when it fails.
 func installPack(f *os.File, dir string, entries []packEntry, packSum [20]byte) (string, error) {
 	fail := func(err error) (string, error) {
 		f.Close()
 		os.Remove(f.Name())
 		return "", err
 	}
-	if err := f.Chmod(0o444); err != nil {
-		return fail(fmt.Errorf("receive pack: %w", err))
+	if err := f.Chmod(0o444); err != nil { // read-only, like git's packs
+		return fail(fmt.Errorf("write pack: %w", err))
 	}
 	synced := make(chan error, 1)
 	go func() { synced <- f.Sync() }()

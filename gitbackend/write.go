@@ -375,49 +375,18 @@ func (w *packWriter) writeTrailer() ([20]byte, error) {
 	return packSum, nil
 }
 
-// finish completes the pack and its index, installs both and returns the
-// pack's name ("pack-<hex>").
+// finish completes the pack and its index, installs both (installPack)
+// and returns the pack's name ("pack-<hex>").
 func (w *packWriter) finish() (string, error) {
 	packSum, err := w.writeTrailer()
 	if err != nil {
 		return "", err
 	}
-	if err := w.f.Chmod(0o444); err != nil { // read-only, like git's packs
-		return "", fmt.Errorf("write pack: %w", err)
-	}
-	// The pack's fsync runs while the index is written and fsynced: both
-	// are durable before either is renamed into place, and the two waits
-	// for the disk overlap (on a journalling file system the second often
-	// joins the first's commit).
-	synced := make(chan error, 1)
-	go func() { synced <- w.f.Sync() }()
-	dir := filepath.Dir(w.f.Name())
-	idxTmp, err := writeIndexFile(dir, w.entries, packSum)
-	if serr := <-synced; serr != nil {
-		if err == nil {
-			os.Remove(idxTmp)
-		}
-		return "", fmt.Errorf("fsync pack: %w", serr)
-	}
+	f := w.f
+	w.f = nil // installPack closes it, and removes it when it fails
+	name, err := installPack(f, filepath.Dir(f.Name()), w.entries, packSum)
 	if err != nil {
 		return "", err
-	}
-	if err := w.f.Close(); err != nil {
-		os.Remove(idxTmp)
-		return "", fmt.Errorf("close pack: %w", err)
-	}
-	name := "pack-" + engine.Hash(packSum).String()
-	if err := os.Rename(w.f.Name(), filepath.Join(dir, name+".pack")); err != nil {
-		os.Remove(idxTmp)
-		return "", fmt.Errorf("install pack: %w", err)
-	}
-	if err := os.Rename(idxTmp, filepath.Join(dir, name+".idx")); err != nil {
-		os.Remove(idxTmp)
-		return "", fmt.Errorf("install pack index: %w", err)
-	}
-	w.f = nil
-	if err := syncDir(dir); err != nil {
-		return "", fmt.Errorf("fsync %s: %w", dir, err)
 	}
 	return name, w.v.addPack(name)
 }
