@@ -70,18 +70,22 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 		return nil, err
 	}
 	defer disk.close()
-	// The tree a commit (or git) stores: empty folders are not in it.
-	findings, err := validateStoredListingAhead(disk.FS(), disk.listing, func(kept []icm.Entry) icm.FactCache {
-		return disk.readFactsAhead(kept)
-	})
-	if err != nil {
-		return nil, readRefusal(dir, err)
-	}
+	// The path rules need no file's content: they are judged while the
+	// validator reads the contracts and notes.
 	paths := make([]string, len(disk.files))
 	for i, f := range disk.files {
 		paths[i] = f.path
 	}
-	findings = append(findings, pathRuleFindings(paths, paths, len(paths), disk.bytes)...)
+	pathFindings := make(chan []icm.Finding, 1)
+	go func() { pathFindings <- pathRuleFindings(paths, paths, len(paths), disk.bytes) }()
+	// The tree a commit (or git) stores: empty folders are not in it.
+	findings, err := validateStoredListingAhead(disk.FS(), disk.listing, func(kept []icm.Entry) icm.FactCache {
+		return disk.readFactsAhead(kept)
+	})
+	findings = append(findings, <-pathFindings...)
+	if err != nil {
+		return nil, readRefusal(dir, err)
+	}
 	res := &CheckResult{Files: len(paths), Ignored: disk.ignored, Findings: sortFindings(findings)}
 	res.Valid = !icm.HasErrors(res.Findings)
 	return res, ctx.Err()

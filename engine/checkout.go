@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/thalix/tv/internal/fastio"
 	"github.com/thalix/tv/internal/statcache"
 
+	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/mounts"
 	"github.com/thalix/tv/starter"
 )
@@ -77,7 +79,14 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		return nil, err
 	}
 	defer root.Close()
-	written, err := e.writeCheckout(ctx, root, files)
+	notes := 0
+	for _, f := range files {
+		if isMarkdownPath(f.Path) {
+			notes++
+		}
+	}
+	facts := &checkoutFacts{records: make([]factRecord, 0, notes)}
+	written, err := e.writeCheckout(ctx, root, files, facts)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +112,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 		return nil, err
 	}
 	_ = saveStatCache(dir, b, time.Now().Add(-statcache.RacySmudge).UnixNano())
+	_ = facts.save(dir) // an accelerator, like the stat cache
 	if err := excludeOwnFiles(dir); err != nil {
 		return nil, fmt.Errorf("checkout is complete, but adding tv's files to the git repository's info/exclude failed: %w", err)
 	}
@@ -208,7 +218,7 @@ func prepareEmptyDir(dir string) error {
 // Each folder is made and opened once, and its files are created relative
 // to it by name (no per-file path walk); a folder is closed as soon as
 // its files and subfolders are done, so open folders stay few.
-func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileEntry) ([]*diskFile, error) {
+func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileEntry, facts *checkoutFacts) ([]*diskFile, error) {
 	out := make([]*diskFile, len(files))
 	byDir := map[string][]int{".": nil} // folder -> indexes of its files
 	subdirs := map[string]int32{}
@@ -255,9 +265,9 @@ func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileE
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 256<<10)
+			buf := make([]byte, max(256<<10, icm.MaxMarkdownBytes))
 			for j := range jobs {
-				df, err := e.writeOne(ctx, j.dir.h, files[j.i], buf)
+				df, err := e.writeOne(ctx, j.dir.h, files[j.i], buf, facts)
 				j.dir.release()
 				if err != nil {
 					fail(err)
@@ -336,7 +346,12 @@ func (d *openDir) release() {
 
 // writeOne writes one blob to a new file in dir, hashing as it goes, and
 // checks the bytes against the blob id.
-func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf []byte) (*diskFile, error) {
+// A Markdown file's first bytes (all of a note) are read before they are
+// written, and what the validator would learn from them goes into facts:
+// the checkout's ICM cache then holds every note's facts, and its first
+// walk-test reads no Markdown but the contracts. buf must hold at least
+// icm.MaxMarkdownBytes.
+func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf []byte, facts *checkoutFacts) (*diskFile, error) {
 	rc, size, err := e.vault.OpenBlob(ctx, f.ID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -351,7 +366,25 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 		return nil, fmt.Errorf("write %s: %w", f.Path, refusedName(err))
 	}
 	h1, h2 := blobHasher(size), sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(fh, h1, h2), rc, buf)
+	w := io.MultiWriter(fh, h1, h2)
+	var (
+		n      int64
+		learnt icm.MarkdownFacts
+		note   = isMarkdownPath(f.Path)
+	)
+	if note {
+		head := buf[:min(size, icm.MaxMarkdownBytes)]
+		if _, err = io.ReadFull(rc, head); err == nil {
+			learnt = icm.FactsOf(head, size > int64(len(head)))
+			_, err = w.Write(head)
+			n = int64(len(head))
+		}
+	}
+	if err == nil {
+		var rest int64
+		rest, err = io.CopyBuffer(w, rc, buf)
+		n += rest
+	}
 	if err == nil && n != size {
 		err = fmt.Errorf("blob %s of %s has %d bytes, expected %d", f.ID, f.Path, n, size)
 	}
@@ -370,5 +403,43 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 	if df.id != f.ID {
 		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.id, f.ID)
 	}
+	if note {
+		facts.add(df.id, learnt)
+	}
 	return df, nil
+}
+
+// checkoutFacts collects the MarkdownFacts of the notes a checkout
+// writes, by content id, for its ICM cache.
+type checkoutFacts struct {
+	mu           sync.Mutex
+	records      []factRecord
+	placeholders map[Hash][]icm.Placeholder
+}
+
+func (c *checkoutFacts) add(id Hash, f icm.MarkdownFacts) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.records = append(c.records, factRecord{id: id, lines: uint32(f.Lines), truncated: f.Truncated})
+	if len(f.Placeholders) > 0 {
+		if c.placeholders == nil {
+			c.placeholders = map[Hash][]icm.Placeholder{}
+		}
+		c.placeholders[id] = f.Placeholders
+	}
+}
+
+// save writes the facts as checkout dir's ICM cache, remembering no
+// tree's findings (the first walk-test validates, without reading notes).
+func (c *checkoutFacts) save(dir string) error {
+	recs := c.records
+	slices.SortFunc(recs, func(a, b factRecord) int { return bytes.Compare(a.id[:], b.id[:]) })
+	recs = slices.CompactFunc(recs, func(a, b factRecord) bool { return a.id == b.id })
+	byIndex := map[int][]icm.Placeholder{}
+	for i := range recs {
+		if p, ok := c.placeholders[recs[i].id]; ok {
+			byIndex[i] = p
+		}
+	}
+	return writeICMCache(dir, [32]byte{}, nil, recs, byIndex)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/thalix/tv/internal/fastio"
 )
@@ -16,6 +17,26 @@ func PlanForTest(dir string) (*Plan, error) { return planCheckout(context.Backgr
 // WriteCacheForTest writes the stat cache walk-test would write for p.
 func WriteCacheForTest(p *Plan) error {
 	return saveStatCache(p.Dir, p.nextBase(false, ZeroHash), p.racyFrom())
+}
+
+// RestampAgreesForTest plans checkout dir and reports whether the stat
+// cache a walk-test saves, made in the base itself (restampBase), holds
+// the entries of a copy made aside (nextBase), and how many entries it
+// stamped.
+func RestampAgreesForTest(dir string) (agree bool, stamped int, err error) {
+	p, err := planCheckout(context.Background(), dir, false)
+	if err != nil {
+		return false, 0, err
+	}
+	defer p.disk.close()
+	aside := p.nextBase(false, ZeroHash)
+	inPlace := p.restampBase()
+	for _, e := range inPlace.Files {
+		if e.Stamp != (fastio.Stamp{Size: e.Stamp.Size}) {
+			stamped++
+		}
+	}
+	return reflect.DeepEqual(aside, inPlace), stamped, nil
 }
 
 // LockCheckoutForTest takes the lock a commit holds on checkout dir.

@@ -165,3 +165,81 @@ func TestWalkTestOpensOnlyWhatChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstWalkTestAfterCheckout: a checkout remembers the facts of every
+// note it writes, so its first walk-test reads the contracts only (not
+// every note, as it did before), with the findings of a validation from
+// scratch — a note over icm.MaxMarkdownBytes included, judged by its
+// first MaxMarkdownBytes as the validator reads it.
+func TestFirstWalkTestAfterCheckout(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 1)[0]
+	for i := range 30 {
+		body := fmt.Sprintf("# Note %d\n\nSome text.\n", i)
+		if i%10 == 3 {
+			body += "Left: {{TOPIC}} and {{AUDIENCE}}.\n"
+		}
+		write(t, filepath.Join(d, fmt.Sprintf("stages/01-research/references/n/note-%02d.md", i)), body)
+	}
+	big := "# Big\n\n{{EARLY}}\n" + strings.Repeat("a line of a long note\n", icm.MaxMarkdownBytes/20) + "{{LATE}}\n"
+	write(t, filepath.Join(d, "stages/01-research/references/n/big.md"), big)
+	write(t, filepath.Join(d, "stages/01-research/references/n/data.txt"), "not markdown {{X}}\n")
+	must[*engine.CommitResult](t)(e.Commit(ctx, d, "notes"))
+
+	co := filepath.Join(t.TempDir(), "fresh")
+	must[*engine.CheckoutResult](t)(e.Checkout(ctx, "demo", co))
+	time.Sleep(20 * time.Millisecond) // past the racy window of the caches' stamps
+	var o opened
+	p, paths := o.walk(t, e, co)
+	contracts := []string{"AGENTS.md", "CLAUDE.md", "CONTEXT.md", "stages/01-research/CONTEXT.md", "stages/02-draft/CONTEXT.md"}
+	if !slices.Equal(paths, contracts) {
+		t.Errorf("first walk-test after checkout opened %q, want the contracts %q", paths, contracts)
+	}
+	got := findingsText(p.Findings)
+	for _, want := range []string{`placeholder "{{TOPIC}}" left after setup (and 1 more on this line)`, `big.md:3: warning placeholder: placeholder "{{EARLY}}"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "{{LATE}}") || strings.Contains(got, "data.txt") {
+		t.Errorf("findings judge what the validator does not read:\n%s", got)
+	}
+	if err := os.Remove(filepath.Join(co, engine.ICMCacheName)); err != nil {
+		t.Fatal(err)
+	}
+	scratch, paths := o.walk(t, e, co)
+	if len(paths) <= 30 {
+		t.Fatalf("without the ICM cache, walk-test opened %d files; want every note", len(paths))
+	}
+	if s := findingsText(scratch.Findings); s != got {
+		t.Errorf("findings after checkout differ from a validation from scratch:\n%s\nwant\n%s", got, s)
+	}
+}
+
+// TestRestampInPlace: the stat cache a walk-test saves is made in the
+// checkout's base itself (no copy at the command's peak); it holds what
+// a copy made aside holds, with an edited, a touched (back to its base
+// version), a deleted and an added file among untouched ones.
+func TestRestampInPlace(t *testing.T) {
+	e := newEngine(backends()[0].open(t), alice)
+	d := setup(t, e, 1)[0]
+	time.Sleep(20 * time.Millisecond)
+	write(t, filepath.Join(d, "_config/voice.md"), "# Voice\n\nEdited.\n")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(d, "AGENTS.md"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(d, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(d, "stages/01-research/references/new.md"), "# New\n")
+	time.Sleep(20 * time.Millisecond) // out of the racy window: the scan vouches for what it sees
+	agree, stamped, err := engine.RestampAgreesForTest(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !agree || stamped < 3 {
+		t.Fatalf("in place and aside agree: %v, with %d stamped entries (want agreement and ≥ 3)", agree, stamped)
+	}
+}

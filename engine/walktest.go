@@ -129,7 +129,7 @@ func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	p.classify()
 	if refresh && p.cacheStale() {
 		// An accelerator only: a failure costs speed, not truth.
-		_ = saveStatCache(dir, p.nextBase(false, ZeroHash), p.racyFrom())
+		_ = saveStatCache(dir, p.restampBase(), p.racyFrom())
 	}
 	if err := ctx.Err(); err != nil {
 		disk.close()
@@ -312,6 +312,25 @@ func (p *Plan) nextBase(committed bool, version Hash) *statcache.Cache {
 		nb.Files = statcache.MergeEntries(kept, added)
 	}
 	return nb
+}
+
+// restampBase is nextBase(false) made in the base itself, for the stat
+// cache a walk-test saves: only the entries' stamps change (a file whose
+// content is its base version gets the scan's, the others lose theirs),
+// and nothing reads a base entry's stamp once the plan is classified. At
+// 100k files this spares a copy of the base (11 MiB) at the command's
+// peak.
+func (p *Plan) restampBase() *statcache.Cache {
+	b := p.base
+	for i := range b.Files {
+		b.Files[i].Stamp = fastio.Stamp{Size: b.Files[i].Stamp.Size}
+	}
+	for _, f := range p.disk.files {
+		if f.base >= 0 && b.Files[f.base].ID == f.id && FileMode(b.Files[f.base].Mode) == f.mode {
+			b.Files[f.base] = entryOf(f)
+		}
+	}
+	return &statcache.Cache{Header: b.Header, Files: b.Files, Dirs: p.disk.dirs}
 }
 
 // entryOf is the base entry of a hashed (or vouched-for) scanned file.

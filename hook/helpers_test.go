@@ -18,11 +18,14 @@ import (
 
 // TestMain lets the test binary serve as the installed hook: the script
 // `tv hook install` writes execs it with "hook pre-receive".
+// On Linux the script names the binary in its "#!" line, so the kernel
+// passes the line's words as one argument, then the script's path.
 func TestMain(m *testing.M) {
-	if len(os.Args) >= 3 && os.Args[1] == "hook" && os.Args[2] == "pre-receive" {
+	args, _ := ShebangArgs(os.Args[1:])
+	if len(args) >= 2 && args[0] == "hook" && args[1] == "pre-receive" {
 		userEnv := ""
-		if len(os.Args) == 5 && os.Args[3] == "--user-env" {
-			userEnv = os.Args[4]
+		if len(args) == 4 && args[2] == "--user-env" {
+			userEnv = args[3]
 		}
 		opts := Options{Getenv: os.Getenv, UserEnv: userEnv, Stderr: os.Stderr, readWithGit: os.Getenv(readWithGitEnv) == "1"}
 		if log := os.Getenv(readersLogEnv); log != "" {

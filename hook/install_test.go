@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -114,5 +115,67 @@ func TestRefusalLine(t *testing.T) {
 		if got := tc.r.String(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestScript: the script names tv in its "#!" line where the kernel can
+// run it so, and is a /bin/sh script that execs tv otherwise.
+func TestScript(t *testing.T) {
+	long := "/" + strings.Repeat("d", MaxShebangLine) + "/tv"
+	tests := []struct {
+		name, tv, userEnv string
+		first             string // the script's first line on Linux
+		exec              string // the sh script's exec line, if that form
+	}{
+		{"plain path", "/usr/local/bin/tv", "", "#!/usr/local/bin/tv hook pre-receive", ""},
+		{"with --user-env", "/usr/local/bin/tv", "GL_USER", "#!/usr/local/bin/tv hook pre-receive --user-env GL_USER", ""},
+		{"a blank in the path", "/opt/tv's bin/tv", "", "#!/bin/sh", `exec '/opt/tv'\''s bin/tv' hook pre-receive`},
+		{"a tab in the path", "/opt/a\tb/tv", "", "#!/bin/sh", "exec '/opt/a\tb/tv' hook pre-receive"},
+		{"non-ASCII path", "/opt/tvé/tv", "", "#!/bin/sh", `exec '/opt/tvé/tv' hook pre-receive`},
+		{"too long a line", long, "X", "#!/bin/sh", "exec '" + long + "' hook pre-receive --user-env X"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := string(Script(tt.tv, tt.userEnv))
+			if !strings.Contains(text, scriptMarker) {
+				t.Fatalf("no marker:\n%s", text)
+			}
+			first, _, _ := strings.Cut(text, "\n")
+			if runtime.GOOS != "linux" && tt.exec == "" {
+				tt.first, tt.exec = "#!/bin/sh", "exec '"+tt.tv+"' "+strings.TrimPrefix(tt.first, "#!"+tt.tv+" ")
+			}
+			if first != tt.first || len(first) > MaxShebangLine && tt.exec == "" {
+				t.Fatalf("first line %q; want %q", first, tt.first)
+			}
+			if tt.exec != "" && !strings.Contains(text, "\n"+tt.exec+"\n") {
+				t.Fatalf("script lacks %q:\n%s", tt.exec, text)
+			}
+		})
+	}
+}
+
+// TestShebangArgs: the kernel's packing of the "#!" line is undone, and
+// nothing else is taken for it.
+func TestShebangArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+		ok   bool
+	}{
+		{[]string{"hook pre-receive", "/r.git/hooks/pre-receive"}, []string{"hook", "pre-receive"}, true},
+		{[]string{"hook pre-receive --user-env GL_USER", "/r.git/hooks/pre-receive"}, []string{"hook", "pre-receive", "--user-env", "GL_USER"}, true},
+		{[]string{"hook", "pre-receive"}, []string{"hook", "pre-receive"}, false},
+		{[]string{"hook pre-receive"}, []string{"hook pre-receive"}, false},
+		{[]string{"hook pre-receive", "a", "b"}, []string{"hook pre-receive", "a", "b"}, false},
+		{[]string{"workspace list", "x"}, []string{"workspace list", "x"}, false},
+		{nil, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, "|"), func(t *testing.T) {
+			got, ok := ShebangArgs(tt.args)
+			if ok != tt.ok || strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Fatalf("ShebangArgs = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }

@@ -20,6 +20,10 @@ const (
 	// MaxRefusalLines bounds the refusal lines printed; one more line
 	// counts the rest.
 	MaxRefusalLines = 100
+	// MaxShebangLine bounds the "#!" line of an installed hook script
+	// that names tv as its interpreter: Linux before 5.1 reads only the
+	// first 128 bytes of a script. A longer line gets a /bin/sh script.
+	MaxShebangLine = 127
 	// Timeout bounds one run of the hook; past it the push is refused.
 	Timeout = 60 * time.Second
 )

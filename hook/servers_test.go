@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -28,8 +29,13 @@ func installHook(t testing.TB, repo string, env []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Install(context.Background(), repo, InstallOptions{Tv: exe, Env: env}); err != nil {
+	out, err := Install(context.Background(), repo, InstallOptions{Tv: exe, Env: env})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The pushes of these tests run the form of the script servers get.
+	if text, err := os.ReadFile(out.Hook); err != nil || runtime.GOOS == "linux" && !strings.HasPrefix(string(text), "#!"+exe+" hook pre-receive\n") {
+		t.Fatalf("hook script (%v) is not the #! form for %s:\n%s", err, exe, text)
 	}
 }
 

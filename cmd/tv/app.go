@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/hook"
 
 	"github.com/urfave/cli/v3"
 )
@@ -51,6 +52,9 @@ func (e actionError) Unwrap() error { return e.err }
 // Run executes tv with args (args[0] is the program name) and returns the
 // process exit code.
 func Run(ctx context.Context, args []string, stdio *IO) int {
+	if words, ok := hook.ShebangArgs(args[1:]); ok {
+		args = append(args[:1:1], words...) // run as a hook script's interpreter
+	}
 	a := &app{io: stdio, json: wantsJSON(args[1:])}
 	if userEnv, ok := preReceiveArgs(args[1:]); ok {
 		if err := a.preReceive(ctx, userEnv); err != nil {

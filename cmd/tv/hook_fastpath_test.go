@@ -37,8 +37,9 @@ func TestPreReceiveArgs(t *testing.T) {
 }
 
 // TestPreReceiveFastPathAgrees: the command lines a hook script runs,
-// answered without the command tree, print and exit exactly as the same
-// command parsed by the tree (reached here by spelling the flag with one
+// answered without the command tree (spelled out, or packed into one
+// argument by the kernel from a "#!" line), print and exit exactly as the
+// same command parsed by the tree (reached here by spelling the flag with one
 // dash, which the fast path leaves to the tree).
 func TestPreReceiveFastPathAgrees(t *testing.T) {
 	tests := []struct {
@@ -59,6 +60,11 @@ func TestPreReceiveFastPathAgrees(t *testing.T) {
 			treeOut, treeErr, treeCode := runTV(t, tt.env, false, "hook", "pre-receive", "-user-env", "TV_PUSHER")
 			if fastOut != treeOut || fastErr != treeErr || fastCode != treeCode {
 				t.Fatalf("fast path: exit %d, %q, %q\ncommand tree: exit %d, %q, %q", fastCode, fastOut, fastErr, treeCode, treeOut, treeErr)
+			}
+			// As the interpreter of the installed script's "#!" line.
+			shOut, shErr, shCode := runTV(t, tt.env, false, "hook pre-receive --user-env TV_PUSHER", "/srv/vault.git/hooks/pre-receive")
+			if shOut != treeOut || shErr != treeErr || shCode != treeCode {
+				t.Fatalf("#! line: exit %d, %q, %q\ncommand tree: exit %d, %q, %q", shCode, shOut, shErr, treeCode, treeOut, treeErr)
 			}
 		})
 	}

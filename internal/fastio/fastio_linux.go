@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -164,8 +165,11 @@ func OpenLister(abs string, follow bool) (*Lister, error) {
 }
 
 // Entries appends the folder's entries to ds, sorted by name, without "."
-// and "..". It reads the raw directory entries itself: names are cut from
-// one string per read, not allocated one by one as os.File.ReadDir does.
+// and "..". It reads the raw directory entries itself: the names of one
+// read are copied into one allocation of just their bytes (not allocated
+// one by one as os.File.ReadDir does, nor cut from a copy of the whole
+// read, whose record headers would stay alive with them: at 100k files
+// that was 13 MiB of a walk-test's 55 MiB live heap).
 func (l *Lister) Entries(ds []Dirent) ([]Dirent, error) {
 	bufp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bufp)
@@ -183,45 +187,65 @@ func (l *Lister) Entries(ds []Dirent) ([]Dirent, error) {
 		if n <= 0 {
 			break
 		}
-		names := string(buf[:n])
-		for off := 0; off < n; {
-			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
-			if off+19 > n {
-				break
-			}
-			ino := binary.NativeEndian.Uint64(buf[off:])
-			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
-			typ := buf[off+18]
-			if reclen < 19 || off+reclen > n {
-				break
-			}
-			rec := buf[off+19 : off+reclen]
-			end := bytes.IndexByte(rec, 0)
-			if end < 0 {
-				end = len(rec)
-			}
-			name := names[off+19 : off+19+end]
-			off += reclen
-			if ino == 0 || name == "." || name == ".." {
-				continue
-			}
+		count, total := 0, 0
+		eachDirent(buf[:n], func(_ byte, name []byte) error {
+			count++
+			total += len(name)
+			return nil
+		})
+		names := make([]byte, 0, total) // never grows: the names below point into it
+		ds = slices.Grow(ds, count)
+		err = eachDirent(buf[:n], func(typ byte, raw []byte) error {
+			at := len(names)
+			names = append(names, raw...)
+			name := unsafe.String(&names[at], len(raw))
 			t, ok := direntType(typ)
 			if !ok { // the file system does not say: ask
 				var st unix.Stat_t
 				err := ignoringEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
 				if errors.Is(err, unix.ENOENT) {
-					continue // removed while listing
+					return nil // removed while listing
 				}
 				if err != nil {
-					return ds, &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
+					return &fs.PathError{Op: "lstat", Path: filepath.Join(l.abs, name), Err: err}
 				}
 				t = fileModeOfStat(uint32(st.Mode)).Type()
 			}
 			ds = append(ds, Dirent{Name: name, Type: t})
+			return nil
+		})
+		if err != nil {
+			return ds, err
 		}
 	}
 	slices.SortFunc(ds, func(a, b Dirent) int { return strings.Compare(a.Name, b.Name) })
 	return ds, nil
+}
+
+// eachDirent calls f with the type and name of every record of b, the
+// bytes of one getdents64 read, but "." and "..", until f fails.
+func eachDirent(b []byte, f func(typ byte, name []byte) error) error {
+	for off := 0; off+19 <= len(b); {
+		// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
+		ino := binary.NativeEndian.Uint64(b[off:])
+		reclen := int(binary.NativeEndian.Uint16(b[off+16:]))
+		typ := b[off+18]
+		if reclen < 19 || off+reclen > len(b) {
+			break
+		}
+		name := b[off+19 : off+reclen]
+		if end := bytes.IndexByte(name, 0); end >= 0 {
+			name = name[:end]
+		}
+		off += reclen
+		if ino == 0 || len(name) == 0 || string(name) == "." || string(name) == ".." {
+			continue
+		}
+		if err := f(typ, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}

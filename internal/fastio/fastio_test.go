@@ -2,6 +2,7 @@ package fastio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -210,4 +211,51 @@ func openDir(t *testing.T, dir string) *Dir {
 	}
 	t.Cleanup(d.Close)
 	return d
+}
+
+// TestListerManyReads: a folder whose listing takes several reads (names
+// of every length up to 255 bytes, Unicode among them) is listed as
+// os.ReadDir lists it, appended after what ds already holds.
+func TestListerManyReads(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for i := range 1500 {
+		name := fmt.Sprintf("%04d-%s", i, strings.Repeat("é", (i*7)%120))
+		if i%9 == 0 {
+			name += "/"
+		}
+		names = append(names, name)
+		p := filepath.Join(dir, strings.TrimSuffix(name, "/"))
+		var err error
+		if strings.HasSuffix(name, "/") {
+			err = os.Mkdir(p, 0o755)
+		} else {
+			err = os.WriteFile(p, nil, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := OpenLister(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got, err := l.Entries([]Dirent{{Name: "kept"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want)+1 || got[0].Name != "kept" && got[len(got)-1].Name != "kept" {
+		t.Fatalf("Entries gave %d entries (kept first: %v), os.ReadDir %d", len(got), got[0].Name == "kept", len(want))
+	}
+	got = slices.DeleteFunc(got, func(d Dirent) bool { return d.Name == "kept" })
+	for i, e := range want {
+		if got[i].Name != e.Name() || got[i].Type != e.Type() {
+			t.Fatalf("entry %d = %q %v, want %q %v", i, got[i].Name, got[i].Type, e.Name(), e.Type())
+		}
+	}
 }

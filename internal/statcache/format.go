@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -218,12 +219,22 @@ func oneElem(name string) bool {
 // milliseconds; a reader in between finds no cache and falls back to the
 // manifest.
 func (c *Cache) Save(path string, racyFrom int64) error {
+	return atomicfile.WriteFunc(path, atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncNone}, func(out io.Writer) error {
+		return c.encode(out, racyFrom)
+	})
+}
+
+// saveChunk is how much of the cache Save encodes before it writes: the
+// file is streamed, not built whole (at 100k files it is 16 MiB, which a
+// walk-test or checkout would otherwise hold on top of its live heap).
+const saveChunk = 64 << 10
+
+// encode writes the cache file to out in saveChunk pieces. The snapshot's
+// length, near its start, is computed ahead; the checksum follows the
+// pieces.
+func (c *Cache) encode(out io.Writer, racyFrom int64) error {
 	h := &c.Header
-	size := 256 + len(h.VaultID) + len(h.WorkspaceID) + len(h.WorkspaceName) + entriesSize(c.Files) + dirsSize(c.Dirs)
-	for _, f := range h.Scope {
-		size += 2 + len(f)
-	}
-	w := &writer{Writer: lebin.Writer{B: make([]byte, 0, size)}, racy: racyFrom} // one allocation
+	w := &writer{Writer: lebin.Writer{B: make([]byte, 0, saveChunk+4<<10)}, racy: racyFrom, out: out}
 	w.B = append(w.B, Magic...)
 	w.U64(0) // the snapshot's length, below
 	w.stamp(h.ManifestStamp)
@@ -238,14 +249,20 @@ func (c *Cache) Save(path string, racyFrom int64) error {
 		w.Str(f)
 	}
 	w.Bytes(h.Baseline[:])
+	total := len(w.B) + entriesSize(c.Files) + w.dirsSize(c.Dirs) + 4
+	binary.LittleEndian.PutUint64(w.B[len(Magic):], uint64(total))
 	w.entries(c.Files)
 	w.dirs(c.Dirs)
-	binary.LittleEndian.PutUint64(w.B[len(Magic):], uint64(len(w.B)+4))
 	if err := w.Err(); err != nil {
 		return fmt.Errorf("stat cache: %w", err)
 	}
-	w.U32(crc32.Checksum(w.B, castagnoli()))
-	return atomicfile.WriteFile(path, w.B, atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncNone})
+	w.flush()
+	if w.werr == nil && w.n+4 != int64(total) {
+		return fmt.Errorf("stat cache: encoded %d bytes, expected %d", w.n+4, total)
+	}
+	w.U32(w.crc)
+	w.flush()
+	return w.werr
 }
 
 // Append appends a commit's record r to the cache file at path (one
@@ -267,7 +284,8 @@ func (c *Cache) Append(path string, r *Record, racyFrom int64) error {
 	if err != nil || !fi.Mode().IsRegular() || fastio.IDOf(fi) != c.file {
 		return ErrMoved
 	}
-	w := &writer{Writer: lebin.Writer{B: make([]byte, 4, 64+entriesSize(r.Set)+dirsSize(r.Dirs))}, racy: racyFrom}
+	w := &writer{racy: racyFrom}
+	w.B = make([]byte, 4, 64+entriesSize(r.Set)+w.dirsSize(r.Dirs))
 	w.Bytes(r.Baseline[:])
 	w.U64(r.Log.Ino)
 	w.U64(uint64(r.Log.Size))
@@ -286,10 +304,32 @@ func (c *Cache) Append(path string, r *Record, racyFrom int64) error {
 	return err
 }
 
-// writer appends the cache's fields.
+// writer appends the cache's fields; with out set, it writes them there
+// every saveChunk bytes and keeps their checksum.
 type writer struct {
 	lebin.Writer
-	racy int64 // stamps from this time (ns) on are written unstamped
+	racy int64     // stamps from this time (ns) on are written unstamped
+	out  io.Writer // nil: everything stays in B
+	n    int64     // bytes written to out
+	crc  uint32    // CRC-32C of those bytes
+	werr error     // out's first error
+}
+
+// grown writes B out when it holds a chunk (a no-op without out).
+func (w *writer) grown() {
+	if w.out != nil && len(w.B) >= saveChunk {
+		w.flush()
+	}
+}
+
+// flush writes B to out and empties it.
+func (w *writer) flush() {
+	if w.werr == nil {
+		w.crc = crc32.Update(w.crc, castagnoli(), w.B)
+		w.n += int64(len(w.B))
+		_, w.werr = w.out.Write(w.B)
+	}
+	w.B = w.B[:0]
 }
 
 func (w *writer) stamp(s fastio.Stamp) {
@@ -316,6 +356,7 @@ func (w *writer) entries(es []Entry) {
 		w.Bytes(e.ID[:])
 		w.Bytes(e.SHA256[:])
 		w.U32(e.Mode)
+		w.grown()
 	}
 }
 
@@ -338,6 +379,7 @@ func (w *writer) dirs(dirs map[string]*Dir) {
 			w.Str(de.Name)
 			w.U32(uint32(de.Type))
 		}
+		w.grown()
 	}
 }
 
@@ -349,9 +391,14 @@ func entriesSize(es []Entry) int {
 	return n
 }
 
-func dirsSize(dirs map[string]*Dir) int {
+// dirsSize is the size of the folders' listings as w writes them (those
+// stamped too recently are left out).
+func (w *writer) dirsSize(dirs map[string]*Dir) int {
 	n := 4
 	for rel, d := range dirs {
+		if w.recent(d.Stamp) {
+			continue
+		}
 		n += 2 + len(rel) + 36 + 4 + len(d.Entries)*6
 		for _, e := range d.Entries {
 			n += len(e.Name)

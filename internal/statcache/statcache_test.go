@@ -68,6 +68,62 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRoundTripStreamed: a cache many times saveChunk, with recent
+// folders left out between kept ones, is streamed in pieces and read
+// back whole (the snapshot's length, computed ahead, and the checksum,
+// taken piece by piece, both agree with the bytes).
+func TestRoundTripStreamed(t *testing.T) {
+	now := time.Now().UnixNano()
+	old := fastio.Stamp{Size: 3, Mtime: now - int64(time.Hour), Ino: 1}
+	recent := fastio.Stamp{Size: 4, Mtime: now, Ino: 2}
+	c := &Cache{Header: testHeader(), Dirs: map[string]*Dir{}}
+	for d := range 40 {
+		rel := fmt.Sprintf("stages/%02d-stage/references", d)
+		dir := &Dir{Stamp: old}
+		if d%3 == 1 {
+			dir.Stamp = recent
+		}
+		for f := range 100 {
+			name := fmt.Sprintf("note-%03d-with-a-longer-name.md", f)
+			st := old
+			if f%7 == 0 {
+				st = recent
+			}
+			c.Files = append(c.Files, Entry{Path: rel + "/" + name, Mode: 0o100644, ID: [20]byte{byte(d), byte(f)}, Stamp: st})
+			dir.Entries = append(dir.Entries, fastio.Dirent{Name: name})
+		}
+		c.Dirs[rel] = dir
+	}
+	path := filepath.Join(t.TempDir(), "cache")
+	if err := c.Save(path, now-int64(RacySmudge)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() < 4*saveChunk {
+		t.Fatalf("cache of %v bytes (%v); the test wants one of several chunks", fi.Size(), err)
+	}
+	got, err := Load(path, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Files) != len(c.Files) || len(got.Dirs) != 40-13 {
+		t.Fatalf("read back %d files, %d folders; want %d, %d", len(got.Files), len(got.Dirs), len(c.Files), 40-13)
+	}
+	for i := range c.Files {
+		want := c.Files[i]
+		if want.Stamp == recent {
+			want.Stamp = fastio.Stamp{Size: recent.Size}
+		}
+		if !reflect.DeepEqual(got.Files[i], want) {
+			t.Fatalf("file %d read back as %+v, want %+v", i, got.Files[i], want)
+		}
+	}
+	for rel, d := range got.Dirs {
+		if !reflect.DeepEqual(d, c.Dirs[rel]) {
+			t.Fatalf("folder %s read back as %+v", rel, d)
+		}
+	}
+}
+
 // TestRacy: stamps from racyFrom on are written without their stamp
 // (size kept), and recent folders are left out; Clean and Listing vouch
 // only for stamps older than the cache file.
