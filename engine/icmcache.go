@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/thalix/tv/internal/fastio"
@@ -344,9 +343,10 @@ func loadICMCache(dir string) *icmCache {
 
 var errICMCache = errors.New("icm cache damaged")
 
-// castagnoli is CRC-32C's table, made on first use (every tv command
-// pays for what package init builds).
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// castagnoli is CRC-32C's table. hash/crc32 builds it on the first call
+// and returns the same table after, so no tv command pays for it at
+// init.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 func decodeICMCache(data []byte) (*icmCache, error) {
 	if len(data) < len(icmCacheMagic)+4+32+4 || string(data[:len(icmCacheMagic)]) != icmCacheMagic {

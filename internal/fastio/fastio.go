@@ -55,7 +55,7 @@ type Dirent struct {
 // it is used relative to an open folder.
 func checkElem(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
-		return fmt.Errorf("%w: %q", ErrNotElement, name)
+		return fmt.Errorf("%q is %w", name, ErrNotElement)
 	}
 	return nil
 }

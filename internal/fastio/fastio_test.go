@@ -133,6 +133,10 @@ func TestWriteThroughDir(t *testing.T) {
 			t.Errorf("Create(%q): %v, want ErrNotElement", name, err)
 		}
 	}
+	// The wording the engine's refusals carried before the move.
+	if _, err := d.Create("a/b", 0o644); err == nil || err.Error() != `"a/b" is not a file or folder name` {
+		t.Errorf("Create(a/b): %v", err)
+	}
 }
 
 // TestOpenBeneath: where the kernel has openat2, a file below the folder
@@ -218,13 +222,11 @@ func openDir(t *testing.T, dir string) *Dir {
 // os.ReadDir lists it, appended after what ds already holds.
 func TestListerManyReads(t *testing.T) {
 	dir := t.TempDir()
-	var names []string
 	for i := range 1500 {
 		name := fmt.Sprintf("%04d-%s", i, strings.Repeat("é", (i*7)%120))
 		if i%9 == 0 {
 			name += "/"
 		}
-		names = append(names, name)
 		p := filepath.Join(dir, strings.TrimSuffix(name, "/"))
 		var err error
 		if strings.HasSuffix(name, "/") {
@@ -249,8 +251,8 @@ func TestListerManyReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(want)+1 || got[0].Name != "kept" && got[len(got)-1].Name != "kept" {
-		t.Fatalf("Entries gave %d entries (kept first: %v), os.ReadDir %d", len(got), got[0].Name == "kept", len(want))
+	if len(got) != len(want)+1 || !slices.ContainsFunc(got, func(d Dirent) bool { return d.Name == "kept" }) {
+		t.Fatalf("Entries gave %d entries, os.ReadDir %d, and the one ds held must stay", len(got), len(want))
 	}
 	got = slices.DeleteFunc(got, func(d Dirent) bool { return d.Name == "kept" })
 	for i, e := range want {

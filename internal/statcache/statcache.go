@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/thalix/tv/internal/fastio"
@@ -256,6 +255,7 @@ func MergeEntries(a, b []Entry) []Entry {
 	return append(append(out, a...), b...)
 }
 
-// castagnoli is CRC-32C's table, made on first use: hash/crc32 builds its
-// tables then, and every tv command pays for what package init builds.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// castagnoli is CRC-32C's table. hash/crc32 builds it on the first call
+// and returns the same table after, so no tv command pays for it at
+// init.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
