@@ -90,6 +90,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err != nil {
 		return nil, err
 	}
+	writtenAt := time.Now()
 	b := &statcache.Cache{
 		Header: headerOf(&Manifest{VaultID: e.vault.ID(), WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Scope: scope}),
 		Files:  make([]statcache.Entry, len(written)),
@@ -105,12 +106,13 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	// on, so the collector may have them before the manifest and cache
 	// buffers are made (at 100k files, 12 MiB).
 	nwritten := len(written)
-	// Let the file-system clock tick past the files' mtimes so the stat
-	// cache can vouch for them (see base.clean).
-	time.Sleep(racyTick)
 	if err := writeManifest(dir, b); err != nil {
 		return nil, err
 	}
+	// Let the file-system clock tick past the files' mtimes so the stat
+	// cache can vouch for them (see base.clean); the manifest's writing
+	// is part of the wait.
+	time.Sleep(racyTick - time.Since(writtenAt))
 	_ = saveStatCache(dir, b, time.Now().Add(-statcache.RacySmudge).UnixNano())
 	_ = facts.save(dir) // an accelerator, like the stat cache
 	if err := excludeOwnFiles(dir); err != nil {
@@ -125,7 +127,8 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	return &CheckoutResult{Dir: abs, WorkspaceID: info.ID, WorkspaceName: info.Name, Baseline: info.Head, Files: nwritten, Bytes: total}, nil
 }
 
-// racyTick is how long checkout waits before stamping its stat cache.
+// racyTick is how long after its last file is written checkout stamps
+// its stat cache.
 const racyTick = 20 * time.Millisecond
 
 // resolveWorkspace resolves a workspace and explains when the name or id
@@ -214,10 +217,21 @@ func prepareEmptyDir(dir string) error {
 	return nil
 }
 
+// checkoutRun is how many files of one folder a checkout worker writes
+// in a row. Creating a file holds its folder's lock in the kernel (on
+// ext4 that includes finding a free inode), so workers writing the same
+// folder wait on each other and spin on the lock; in runs they write
+// different folders at once. On bench/remote's 10,000 files in folders
+// of 100, four alternating rounds while this machine's ext4 was slow to
+// allocate inodes took 9.7 s in runs of 64 against 11.9 s file by file;
+// with inode allocation fast the two were equal (medians 540 / 530 ms).
+const checkoutRun = 64
+
 // writeCheckout writes files under root in parallel, verifying each.
 // Each folder is made and opened once, and its files are created relative
 // to it by name (no per-file path walk); a folder is closed as soon as
-// its files and subfolders are done, so open folders stay few.
+// its files and subfolders are done, so open folders stay few. A worker
+// takes up to checkoutRun files of one folder at a time.
 func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileEntry, facts *checkoutFacts) ([]*diskFile, error) {
 	out := make([]*diskFile, len(files))
 	byDir := map[string][]int{".": nil} // folder -> indexes of its files
@@ -241,8 +255,8 @@ func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileE
 		return nil, err
 	}
 	type job struct {
-		i   int
-		dir *openDir
+		files []int // indexes of files of one folder
+		dir   *openDir
 	}
 	var (
 		mu       sync.Mutex
@@ -267,16 +281,22 @@ func (e *Engine) writeCheckout(ctx context.Context, root *os.Root, files []FileE
 			defer wg.Done()
 			buf := make([]byte, max(256<<10, icm.MaxMarkdownBytes))
 			for j := range jobs {
-				df, err := e.writeOne(ctx, j.dir.h, files[j.i], buf, facts)
-				j.dir.release()
-				if err != nil {
-					fail(err)
+				for _, i := range j.files {
+					var df *diskFile
+					var err error
+					if !failed.Load() {
+						df, err = e.writeOne(ctx, j.dir.h, files[i], buf, facts)
+					}
+					j.dir.release()
+					if err != nil {
+						fail(err)
+					}
+					mu.Lock()
+					out[i] = df
+					done++
+					e.progress("checkout", done, int64(len(files)))
+					mu.Unlock()
 				}
-				mu.Lock()
-				out[j.i] = df
-				done++
-				e.progress("checkout", done, int64(len(files)))
-				mu.Unlock()
 			}
 		}()
 	}
@@ -298,11 +318,11 @@ produce:
 		od := &openDir{h: h}
 		od.refs.Store(1 + int32(len(byDir[d])) + subdirs[d])
 		opened[d] = od
-		for _, i := range byDir[d] {
+		for chunk := range slices.Chunk(byDir[d], checkoutRun) {
 			if failed.Load() || ctx.Err() != nil {
 				break produce
 			}
-			jobs <- job{i, od}
+			jobs <- job{chunk, od}
 		}
 		od.release()
 	}

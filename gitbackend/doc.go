@@ -59,6 +59,14 @@
 // drops unchanged refs (no verify step), walks every listed ref's objects
 // and downgrades atomic silently.
 //
+// A fetched pack is indexed as it streams (packrecv.go, with the
+// measurement): each entry is inflated once, hashed and its CRC-32 taken
+// on the way to the file, deltas patched in memory; go-git's pack writer,
+// which indexed the whole file after the download in two passes, remains
+// the fallback for the packs the fast path declines. The objects the
+// read-ahead fetch of a checkout inflated go to their first reader from
+// memory (Remote.keepFresh).
+//
 // # Binding a commit to the grants without contention
 //
 // A commit checks the writer's grants and binds that check to its ref

@@ -17,6 +17,14 @@ const (
 	// object is streamed from disk instead of read into memory.
 	StreamThreshold = 1 << 20 // 1 MiB
 
+	// ReceiveKeepBytes bounds the objects a fetch keeps in memory while
+	// it indexes the pack as it streams (packrecv.go): the bases its
+	// deltas are patched from, and what a checkout then reads without
+	// inflating it again. Objects past it are hashed as they stream and
+	// read from the pack later; a delta on one of them makes the fetch
+	// index the pack with go-git's writer instead.
+	ReceiveKeepBytes = 256 << 20 // 256 MiB
+
 	// MaxSymrefDepth bounds how many symbolic refs a read follows.
 	MaxSymrefDepth = 5
 

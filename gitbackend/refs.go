@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -361,8 +362,10 @@ func (v *Vault) checkLocked(locks []*refLock) (packedDeletes []string, err error
 }
 
 // writeLocks writes and fsyncs the new values into the lock files (step
-// 3) and closes them.
+// 3) and closes them. The fsyncs of a transaction's locks run at once
+// (see syncPaths).
 func writeLocks(locks []*refLock) error {
+	var written []*refLock
 	for _, l := range locks {
 		if l.u.New.IsZero() || l.u.Verify {
 			continue
@@ -370,8 +373,23 @@ func writeLocks(locks []*refLock) error {
 		if _, err := l.f.WriteString(l.u.New.String() + "\n"); err != nil {
 			return fmt.Errorf("write %s: %w", l.lockPath, err)
 		}
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("fsync %s: %w", l.lockPath, err)
+		written = append(written, l)
+	}
+	errs := make([]error, len(written))
+	var wg sync.WaitGroup
+	for i, l := range written {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := l.f.Sync(); err != nil {
+				errs[i] = fmt.Errorf("fsync %s: %w", l.lockPath, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, l := range written {
+		if errs[i] != nil {
+			return errs[i]
 		}
 		err := l.f.Close()
 		l.f = nil
@@ -414,10 +432,14 @@ func (v *Vault) commitLocks(locks []*refLock) error {
 		}
 		dirs[filepath.Dir(l.refPath)] = true
 	}
+	var paths []string
 	for d := range dirs {
-		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("fsync %s: %w", d, err))
+		if _, err := os.Stat(d); err == nil { // an emptied ref folder may be gone
+			paths = append(paths, d)
 		}
+	}
+	if err := syncPaths(paths); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("fsync: %w", err))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("ref transaction partly applied: %w", errors.Join(errs...))

@@ -1,12 +1,14 @@
 package gitbackend
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"os"
@@ -17,15 +19,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
@@ -72,7 +70,9 @@ type Remote struct {
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
-	mirrored map[string]engine.Hash // the cache's refs as last mirrored (mirroredFile)
+	mirrored map[string]engine.Hash      // the cache's refs as last mirrored (mirroredFile)
+	fresh    map[engine.Hash]freshObject // inflated by a fetch, not yet read (keepFresh)
+	handoff  bool                        // fetches keep what they inflate (start with ReadAhead)
 
 	publishing bool // Publish: the "cache" is the local vault itself
 }
@@ -102,11 +102,27 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 	if err != nil {
 		return nil, err
 	}
-	if r.cache, err = openCache(CachePath(opts.CacheDir, loc.URL)); err != nil {
+	// The listing goes out while the cache is opened (on first use made,
+	// with its fsyncs): neither waits for the other.
+	type listing struct {
+		refs map[string]engine.Hash
+		err  error
+	}
+	listed := make(chan listing, 1)
+	go func() {
+		refs, err := r.advertised(ctx)
+		listed <- listing{refs, err}
+	}()
+	r.cache, err = openCache(CachePath(opts.CacheDir, loc.URL))
+	l := <-listed
+	if err != nil {
 		return nil, err
 	}
 	r.lastSync = readLastSync(r.cache.path)
-	if err := r.start(ctx, opts.ReadAhead); err != nil {
+	if l.err == nil {
+		r.setListed(l.refs)
+	}
+	if err := r.start(ctx, l.err, opts.ReadAhead); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -160,10 +176,11 @@ func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (in
 	return len(ups), r.push(ctx, ups, ups)
 }
 
-// start lists the server (or falls back to the cache) and reads the id,
-// fetching the identity, the grants and the readAhead refs in one round.
-func (r *Remote) start(ctx context.Context, readAhead []string) error {
-	_, err := r.list(ctx)
+// start reads the id after the listing (listErr: how it failed; offline,
+// the cache answers), fetching the identity, the grants and the readAhead
+// refs in one round.
+func (r *Remote) start(ctx context.Context, listErr error, readAhead []string) error {
+	err := listErr
 	if errors.Is(err, ErrUnreachable) {
 		id, cerr := r.cache.loadID()
 		if cerr != nil {
@@ -194,7 +211,10 @@ func (r *Remote) start(ctx context.Context, readAhead []string) error {
 			first[name] = a
 		}
 	}
-	if err := r.ensure(ctx, first); err != nil {
+	r.setHandoff(len(readAhead) > 0)
+	err = r.ensure(ctx, first)
+	r.setHandoff(false)
+	if err != nil {
 		return err
 	}
 	b, err := r.cache.readIDBlob(h)
@@ -315,6 +335,17 @@ func (r *Remote) snapshot() map[string]engine.Hash {
 // list reads the server's refs (one upload-pack advertisement) and
 // records them, with the time, as the Remote's view.
 func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
+	refs, err := r.advertised(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.setListed(refs)
+	return refs, nil
+}
+
+// advertised reads the server's refs (one upload-pack advertisement) and
+// keeps its capabilities for later fetches; it touches no cache.
+func (r *Remote) advertised(ctx context.Context) (map[string]engine.Hash, error) {
 	sess, adv, err := r.uploadSession(ctx)
 	if err != nil {
 		return nil, err
@@ -325,12 +356,7 @@ func (r *Remote) list(ctx context.Context) (map[string]engine.Hash, error) {
 		r.upCaps = adv.Capabilities
 		r.mu.Unlock()
 	}
-	refs, err := advRefs(adv)
-	if err != nil {
-		return nil, err
-	}
-	r.setListed(refs)
-	return refs, nil
+	return advRefs(adv)
 }
 
 func (r *Remote) setListed(refs map[string]engine.Hash) {
@@ -455,6 +481,7 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 		r.mirrored = r.readMirrored()
 	}
 	changed := false
+	var ups []engine.RefUpdate
 	for name, h := range refs {
 		if r.mirrored[name] == h {
 			continue
@@ -463,10 +490,24 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 		if err != nil && !errors.Is(err, engine.ErrRefNotFound) {
 			continue
 		}
-		if cur != h && r.cache.UpdateRefs(ctx, engine.RefUpdate{Name: name, Old: cur, New: h}) != nil {
+		if cur != h {
+			ups = append(ups, engine.RefUpdate{Name: name, Old: cur, New: h})
 			continue
 		}
 		r.mirrored[name], changed = h, true
+	}
+	// One transaction (its fsyncs overlap); when a concurrent process
+	// moved one of the refs, each ref on its own.
+	if len(ups) > 1 && r.cache.UpdateRefs(ctx, ups...) == nil {
+		for _, u := range ups {
+			r.mirrored[u.Name], changed = u.New, true
+		}
+		ups = nil
+	}
+	for _, u := range ups {
+		if r.cache.UpdateRefs(ctx, u) == nil {
+			r.mirrored[u.Name], changed = u.New, true
+		}
 	}
 	if changed && !r.publishing {
 		r.writeMirrored()
@@ -474,7 +515,11 @@ func (r *Remote) mirror(ctx context.Context, refs map[string]engine.Hash) {
 }
 
 // mirroredFile, in a cache's directory, lists the refs last mirrored into
-// the cache, one "<hash> <name>" line each.
+// the cache, one "<hash> <name>" line each, then a "crc32 <hex>" line of
+// everything before it. It is written without an fsync (it only saves
+// reading refs; a fetch's fsyncs are the pack's and the refs'): a file a
+// crash left torn or empty fails its checksum and is read as empty, so
+// every ref is compared again.
 const mirroredFile = "tv-mirrored"
 
 func (r *Remote) readMirrored() map[string]engine.Hash {
@@ -486,7 +531,11 @@ func (r *Remote) readMirrored() map[string]engine.Hash {
 	if err != nil {
 		return out
 	}
-	for line := range strings.Lines(string(b)) {
+	body, sum, ok := bytes.Cut(b, []byte("crc32 "))
+	if !ok || string(sum) != fmt.Sprintf("%08x\n", crc32.ChecksumIEEE(body)) {
+		return out // torn, or written by an older tv: compare every ref again
+	}
+	for line := range strings.Lines(string(body)) {
 		hex, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		h, err := engine.ParseHash(hex)
 		if ok && err == nil && checkRefName(name) == nil {
@@ -502,7 +551,8 @@ func (r *Remote) writeMirrored() {
 	for _, name := range names {
 		fmt.Fprintf(&b, "%s %s\n", r.mirrored[name], name)
 	}
-	_ = atomicfile.Write(filepath.Join(r.cache.path, mirroredFile), []byte(b.String()), 0o644)
+	fmt.Fprintf(&b, "crc32 %08x\n", crc32.ChecksumIEEE([]byte(b.String())))
+	_ = atomicfile.WriteFile(filepath.Join(r.cache.path, mirroredFile), []byte(b.String()), atomicfile.Options{Mode: 0o644, Sync: atomicfile.SyncNone})
 }
 
 // fetch downloads the objects reachable from wants that the cache lacks:
@@ -563,9 +613,11 @@ func (r *Remote) fetch(ctx context.Context, wants []engine.Hash, depth int) erro
 		return r.transportError("fetch", err)
 	}
 	defer resp.Close()
-	if err := r.cache.storePack(resp); err != nil {
+	fresh, err := r.cache.storePack(resp)
+	if err != nil {
 		return fmt.Errorf("fetch from %s: %w", r.loc.URL, err)
 	}
+	r.keepFresh(fresh)
 	for _, w := range wants {
 		if !r.cache.objectExists(w) {
 			return fmt.Errorf("%w: fetch from %s did not bring %s", engine.ErrObjectNotFound, r.loc.URL, w)
@@ -574,47 +626,69 @@ func (r *Remote) fetch(ctx context.Context, wants []engine.Hash, depth int) erro
 	return nil
 }
 
-// storePack indexes a received pack into objects/pack (go-git's pack
-// writer resolves deltas and writes the index) and makes it durable.
-func (v *Vault) storePack(pack io.Reader) error {
-	st := filesystem.NewStorageWithOptions(osfs.New(v.path), cache.NewObjectLRU(4<<20), filesystem.Options{})
-	before, _ := filepath.Glob(filepath.Join(v.path, "objects", "pack", "pack-*.idx"))
-	err := packfile.UpdateObjectStorage(st, pack)
-	if errors.Is(err, packfile.ErrEmptyPackfile) {
-		return nil
+// keepFresh holds the objects the read-ahead fetch of OpenRemote
+// inflated (storePack) for their first reader: a checkout reads each file
+// once, right after that fetch, and takes it from memory instead of
+// inflating it from the pack a second time. Each object is handed out
+// once and then dropped, so the memory goes as the checkout proceeds;
+// what is never read goes with the Remote. The objects are in the
+// cache's pack already, durable, before they are handed out. Other
+// fetches keep nothing (a long-lived Remote must not grow).
+func (r *Remote) keepFresh(objs map[engine.Hash]freshObject) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(objs) == 0 || !r.handoff {
+		return
 	}
-	if err != nil {
-		return err
+	if r.fresh == nil {
+		r.fresh = objs
+		return
 	}
-	after, _ := filepath.Glob(filepath.Join(v.path, "objects", "pack", "pack-*"))
-	for _, p := range after {
-		if slices.Contains(before, p) {
-			continue
-		}
-		if f, err := os.Open(p); err == nil {
-			f.Sync()
-			f.Close()
-		}
+	maps.Copy(r.fresh, objs)
+}
+
+func (r *Remote) setHandoff(on bool) {
+	r.mu.Lock()
+	r.handoff = on
+	r.mu.Unlock()
+}
+
+// takeFresh returns and forgets the fresh object id when it has type typ.
+func (r *Remote) takeFresh(id engine.Hash, typ int) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.fresh[id]
+	if !ok || o.typ != typ {
+		return nil, false
 	}
-	if err := syncDir(filepath.Join(v.path, "objects", "pack")); err != nil {
-		return err
-	}
-	_, err = v.refreshPacks()
-	return err
+	delete(r.fresh, id)
+	return o.data, true
 }
 
 // ReadCommit reads a commit from the cache.
 func (r *Remote) ReadCommit(ctx context.Context, id engine.Hash) (*engine.Commit, error) {
+	if data, ok := r.takeFresh(id, typeCommit); ok {
+		return decodeCommit(id, data)
+	}
 	return r.cache.ReadCommit(ctx, id)
 }
 
 // ReadTree reads a tree from the cache.
 func (r *Remote) ReadTree(ctx context.Context, id engine.Hash) ([]engine.TreeEntry, error) {
+	if data, ok := r.takeFresh(id, typeTree); ok {
+		return decodeTree(id, data)
+	}
 	return r.cache.ReadTree(ctx, id)
 }
 
 // OpenBlob streams a blob from the cache.
 func (r *Remote) OpenBlob(ctx context.Context, id engine.Hash) (io.ReadCloser, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if data, ok := r.takeFresh(id, typeBlob); ok {
+		return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+	}
 	return r.cache.OpenBlob(ctx, id)
 }
 
