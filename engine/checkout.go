@@ -109,12 +109,12 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	if err := writeManifest(dir, b); err != nil {
 		return nil, err
 	}
+	_ = facts.save(dir) // an accelerator, like the stat cache; keyed by content, not stamps
 	// Let the file-system clock tick past the files' mtimes so the stat
-	// cache can vouch for them (see base.clean); the manifest's writing
-	// is part of the wait.
+	// cache can vouch for them (see base.clean); writing the manifest and
+	// the notes' facts is part of the wait.
 	time.Sleep(racyTick - time.Since(writtenAt))
 	_ = saveStatCache(dir, b, time.Now().Add(-statcache.RacySmudge).UnixNano())
-	_ = facts.save(dir) // an accelerator, like the stat cache
 	if err := excludeOwnFiles(dir); err != nil {
 		return nil, fmt.Errorf("checkout is complete, but adding tv's files to the git repository's info/exclude failed: %w", err)
 	}

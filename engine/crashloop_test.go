@@ -47,6 +47,7 @@ func TestUpdateCrashChild(t *testing.T) {
 // completes) describes exactly the files on disk, the next walk-test
 // reports no change, and the baseline is the old version or the new one.
 func TestUpdateCrashLoop(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}

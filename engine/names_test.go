@@ -56,6 +56,7 @@ func fsckRefuses(t *testing.T, name, content string, folder bool) bool {
 // as a file or as a folder, engine.CheckPath refuses too; where tv is
 // stricter than fsck, the case says why.
 func TestNamesAgreeWithGitFsck(t *testing.T) {
+	t.Parallel()
 	gitOK(t)
 	badModules := "[submodule \"x\"]\n\tpath = x\n\turl = -upload-pack=evil\n"
 	for _, tc := range []struct {
@@ -106,6 +107,7 @@ func TestNamesAgreeWithGitFsck(t *testing.T) {
 				kind, want, p = "folder", tc.fsckFolder, tc.name+"/x"
 			}
 			t.Run(kind+" "+strings.ToValidUTF8(tc.name[:min(len(tc.name), 40)], "?"), func(t *testing.T) {
+				t.Parallel()
 				if got := fsckRefuses(t, tc.name, tc.content, folder); got != want {
 					t.Fatalf("git fsck --strict refuses=%v, the table says %v (git %s)", got, want, gitVersion(t))
 				}

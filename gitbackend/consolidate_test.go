@@ -208,6 +208,7 @@ func expectedPacks(landed, fixed, limit int) int {
 // that the small packs were merged, the big and kept ones left alone, and
 // that every object is still there for tv and git.
 func TestAutoConsolidation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name    string
@@ -327,6 +328,7 @@ func TestAutoConsolidation(t *testing.T) {
 // TestConsolidationLock: a held lock skips consolidation and stays; a
 // stale one is removed and consolidation runs.
 func TestConsolidationLock(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name      string
@@ -564,6 +566,7 @@ func TestConsolidationMergesGitPacks(t *testing.T) {
 // batches and consolidations merge and delete packs under them. No read
 // may fail. Run with -race.
 func TestConsolidationConcurrentReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	v := newDiskVault(t)
 	v.packLimit = 4

@@ -106,6 +106,7 @@ func verifyPacks(t *testing.T, v *Vault) (deltas, longest int) {
 // size of the same objects after `git repack -a -d -f` (bench/history
 // measures the real ratio).
 func TestConsolidationWritesDeltas(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, limit := range []int{3, AutoPackLimit} {
 		t.Run(fmt.Sprintf("packLimit=%d", limit), func(t *testing.T) {

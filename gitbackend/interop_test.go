@@ -184,6 +184,7 @@ func killHelper(t *testing.T, cmd *exec.Cmd) {
 // commit; a lock left behind is reported as ErrRefLocked naming it until a
 // user removes it.
 func TestCrashDuringRefTransactions(t *testing.T) {
+	t.Parallel()
 	const rounds = 50
 	ctx := context.Background()
 	v := newDiskVault(t)
@@ -271,6 +272,7 @@ func checkPackDir(t *testing.T, v *Vault) {
 // TestCrashDuringPackWrite kills a process while it writes packs: every
 // pack that is named pack-* is complete, and git fsck stays clean.
 func TestCrashDuringPackWrite(t *testing.T) {
+	t.Parallel()
 	const rounds = 20
 	ctx := context.Background()
 	v := newDiskVault(t)

@@ -141,6 +141,7 @@ func heapNow() uint64 {
 // TestStreamBigBlob writes and reads back a 64 MiB blob (16 MiB under the
 // race detector); the heap stays far below the blob's size both ways.
 func TestStreamBigBlob(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a big blob")
 	}

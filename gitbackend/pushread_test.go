@@ -49,6 +49,7 @@ func captureQuarantine(t *testing.T, src, server, commit string) func(string) st
 // entries included); a push that stays a pack, and every other layout,
 // are ErrPushLayout (the hook reads those with git).
 func TestPushReader(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	server := filepath.Join(root, "server.git")
@@ -218,6 +219,7 @@ func initRepoAt(t *testing.T, dir string, bare bool) {
 // by scanning the offsets and later ones from the sorted list; both give
 // every entry's end in a pack git wrote.
 func TestEntryEndScanAndSort(t *testing.T) {
+	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "r.git")
 	initRepoAt(t, repo, true)
 	var listing strings.Builder

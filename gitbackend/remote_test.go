@@ -105,6 +105,7 @@ func writeFileCommit(t *testing.T, v engine.Vault, parent engine.Hash, name, con
 // with its own cache reads them; stale pushes are refused and change
 // nothing; the token appears in no error, cache file or server ref.
 func TestRemoteHTTP(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newRemoteFixture(t)
 	a := f.mustOpen(t)
@@ -171,6 +172,7 @@ func TestRemoteHTTP(t *testing.T) {
 // TestRemoteOnlyChangedObjectsSent: a one-file commit sends its blob, the
 // trees on its path and the commit, not the rest of the workspace.
 func TestRemoteOnlyChangedObjectsSent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newRemoteFixture(t)
 	a := f.mustOpen(t)

@@ -220,11 +220,16 @@ func TestDoctorCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pidfile := filepath.Join(t.TempDir(), "pids")
 	go func() {
-		for range 200 {
-			if _, err := os.Stat(pidfile); err == nil {
-				break
+		// Cancel once the server has written its pid (not merely created
+		// the file: on a loaded machine the test saw it empty, or not yet
+		// there after 2 s, and read pid 0).
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var pid int
+			if b, err := os.ReadFile(pidfile); err == nil {
+				if fmt.Sscan(string(b), &pid); pid > 0 {
+					break
+				}
 			}
-			time.Sleep(10 * time.Millisecond)
 		}
 		cancel()
 	}()

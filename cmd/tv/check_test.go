@@ -169,6 +169,7 @@ func snapshot(t *testing.T, roots ...string) string {
 // so the real tv binary checks the repository as the unprivileged user
 // nobody (through setpriv), who owns it and cannot read one folder.
 func TestCheckUnreadableFolderAsUser(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("not root: TestCheckBadInput's unreadable-folder case runs as this user")
 	}

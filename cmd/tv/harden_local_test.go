@@ -16,6 +16,7 @@ import (
 // TestMCPLocalEditRefusesBinary: edit_tool refuses a file with a NUL byte
 // exactly as read_file does, and leaves it byte for byte.
 func TestMCPLocalEditRefusesBinary(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	bin := []byte("header\x00find me\n")
@@ -32,6 +33,7 @@ func TestMCPLocalEditRefusesBinary(t *testing.T) {
 // targets that git, macOS or Windows would treat as .git or .gitmodules,
 // and create nothing.
 func TestMCPLocalWriteRefusesGitLookAlikes(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	cs := e.start(dir, "")
@@ -61,6 +63,7 @@ func TestMCPLocalWriteRefusesGitLookAlikes(t *testing.T) {
 // itself without --root, `tv mcp local` exits with a usage error naming
 // --root and serves nothing; an explicit --root serves.
 func TestMCPLocalImplicitRootRefused(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	home := filepath.Join(e.base, "home")
 	for _, dir := range []string{"/", home} {
@@ -90,6 +93,7 @@ func TestMCPLocalImplicitRootRefused(t *testing.T) {
 // an unrelated repository does not make it a worktree workspace; a real
 // linked worktree still is one.
 func TestMCPLocalWorktreeMustPointBack(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "main\n"})
 	victim := e.repo("victim", map[string]string{"secret.txt": "victim\n"})

@@ -13,6 +13,7 @@ import (
 // (another stage's file, the root CONTEXT.md, a deletion), naming them and
 // writing nothing; the same checkout with only in-stage changes commits.
 func TestMCPServeCommitConfinedToStage(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	ws := e.setup()
 	s := e.serve("alice", "", "--workspace", ws, "--stage", "stages/01-research")
@@ -56,6 +57,7 @@ func TestMCPServeCommitConfinedToStage(t *testing.T) {
 // vault_workspace_list (redacted); one that also touched his stage shows
 // its reason and counts only his paths.
 func TestHistoryForFolderReaders(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	e.setup()
 	e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
@@ -109,6 +111,7 @@ func TestHistoryForFolderReaders(t *testing.T) {
 // and vault_workspace_checkout) and vault_file_find closed, without naming
 // them; his log still works. alice, who reads everything, is told the path.
 func TestHiddenBadEntriesNotNamed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ mode, name, target string }{
 		{"120000", "HIDDEN-LINK-7731", "/etc/passwd"},
 		{"160000", "HIDDEN-GITLINK-7731", "1111111111111111111111111111111111111111"},
@@ -153,6 +156,7 @@ func TestHiddenBadEntriesNotNamed(t *testing.T) {
 // instructions say why and what to do (the README's not-found and
 // not-logged-in fail-closed reasons).
 func TestMCPServeUnboundFailsClosed(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	e.setup()
 	for _, c := range []struct{ name, user, ws, reason, advice string }{

@@ -107,6 +107,7 @@ func refusalLines(t *testing.T, stderr string) []string {
 // hook's lines reach the CLI's stderr and the MCP server's isError
 // result verbatim, with the server's refs unchanged.
 func TestHookEnforcedServer(t *testing.T) {
+	t.Parallel()
 	bin := tvBin(t)
 	s := startHookedServer(t, bin)
 	alice := hookClient(t, bin, s.url, "alice", "alice", hookAliceToken)
@@ -200,6 +201,7 @@ func TestHookEnforcedServer(t *testing.T) {
 // into a repository where `tv hook install` came first (the marker is the
 // only ref there), through the hook.
 func TestHookPublishIntoEnforced(t *testing.T) {
+	t.Parallel()
 	bin := tvBin(t)
 	s := startHookedServer(t, bin)
 	local := hookClient(t, bin, s.url, "alice", "alice", hookAliceToken)

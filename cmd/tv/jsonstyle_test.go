@@ -130,6 +130,7 @@ var jsonExempt = map[string]bool{"tv mcp config": true}
 // every failure as {"error": {"code", "exit_code", "message", …}} whose
 // exit_code is the process's.
 func TestJSONStyle(t *testing.T) {
+	t.Parallel()
 	bin := tvBin(t)
 	work := t.TempDir()
 	home := filepath.Join(work, "home")

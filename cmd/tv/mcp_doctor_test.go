@@ -88,6 +88,7 @@ func (e *doctorEnv) doctorJSON(env []string, args ...string) (doctorReport, stri
 // when it refuses the call (saying to log in when the user is not); it
 // passes against a well-behaved one.
 func TestDoctorFakeServer(t *testing.T) {
+	t.Parallel()
 	fake := fakeMCPServer(t)
 	cases := []struct {
 		mode, server string
@@ -170,6 +171,7 @@ func TestDoctorFakeServer(t *testing.T) {
 // TestDoctorRealBinary: against the real tv — logged in, fresh vault —
 // every check passes, unregistered (this executable) and registered.
 func TestDoctorRealBinary(t *testing.T) {
+	t.Parallel()
 	e := newDoctorEnv(t)
 	e.must(nil, "login", "--user", "alice")
 	for _, registered := range []bool{false, true} {
@@ -217,6 +219,7 @@ func TestDoctorRealBinary(t *testing.T) {
 // TestDoctorRealBinaryNotLoggedIn: without `tv login`, vault_whoami is
 // refused and the doctor says to log in.
 func TestDoctorRealBinaryNotLoggedIn(t *testing.T) {
+	t.Parallel()
 	e := newDoctorEnv(t)
 	r, out, code := e.doctorJSON(nil, "--server", "serve", "--timeout", "60s")
 	if code != 1 || r.OK || r.Login.LoggedIn {

@@ -190,6 +190,7 @@ func (r *callResult) decode(t *testing.T, v any) {
 }
 
 func TestMCPLocalProtocolVersions(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	for _, v := range mcp.SupportedProtocolVersions() {
@@ -218,6 +219,7 @@ func TestMCPLocalProtocolVersions(t *testing.T) {
 }
 
 func TestMCPLocalToolList(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	cs := e.start(e.repo("repo", map[string]string{"a": "a"}), "")
 	res, err := cs.ListTools(context.Background(), &mcp.ListToolsParams{})
@@ -485,6 +487,7 @@ func processAlive(pid int, d time.Duration) bool {
 }
 
 func TestMCPLocalLineLimit(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	cs := e.start(dir, "")
@@ -506,6 +509,7 @@ func TestMCPLocalLineLimit(t *testing.T) {
 // oversize line is answered with id null, and the server exits cleanly
 // when stdin closes.
 func TestMCPLocalRawStdio(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	cmd := exec.Command(mcpLocalBinary(t), "mcp", "local")
@@ -552,6 +556,7 @@ func TestMCPLocalRawStdio(t *testing.T) {
 }
 
 func TestMCPLocalBranchGate(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	cs := e.start(dir, "", "--require-branch", "staging/*")
@@ -577,6 +582,7 @@ func TestMCPLocalBranchGate(t *testing.T) {
 }
 
 func TestMCPLocalWorktrees(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "main\n"})
 	cs := e.start(dir, "")
@@ -621,6 +627,7 @@ func TestMCPLocalWorktrees(t *testing.T) {
 }
 
 func TestMCPLocalWorkspacePaths(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	plain := filepath.Join(e.base, "plain")
 	one := filepath.Join(e.base, "one")
@@ -676,6 +683,7 @@ func writeRegistry(t *testing.T, e *localEnv, checkout string) {
 }
 
 func TestMCPLocalMountRegistry(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	plain := filepath.Join(e.base, "plain")
 	os.MkdirAll(plain, 0o755)
@@ -711,6 +719,7 @@ func TestMCPLocalMountRegistry(t *testing.T) {
 // call while the files stay; forgetting it again is exit 6; a record
 // marked "mounted": false by hand is kept but not served.
 func TestMCPLocalForget(t *testing.T) {
+	t.Parallel()
 	e := newLocalEnv(t)
 	plain := filepath.Join(e.base, "plain")
 	os.MkdirAll(plain, 0o755)

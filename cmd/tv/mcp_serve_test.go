@@ -391,6 +391,7 @@ func (e *vsEnv) plantEntry(ws, mode, path, content string) {
 }
 
 func TestMCPServeUsage(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	e.setup()
 	for _, c := range []struct {
@@ -417,6 +418,7 @@ func TestMCPServeUsage(t *testing.T) {
 // 1 MiB limit is answered with an error and serving goes on, and the
 // server exits 0 when stdin closes.
 func TestMCPServeRawStdio(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	e.setup()
 	cmd := exec.Command(e.bin, "mcp", "serve")
@@ -470,6 +472,7 @@ func TestMCPServeRawStdio(t *testing.T) {
 }
 
 func TestMCPServeUnscoped(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	ws := e.setup()
 	c := e.serve("alice", "")
@@ -522,6 +525,7 @@ func TestMCPServeUnscoped(t *testing.T) {
 // TestMCPServeScopedRanks: the scoped list is declared ∩ rank for read,
 // write and manage users; stage 02 declares no vault_file_find.
 func TestMCPServeScopedRanks(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	ws := e.setup()
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
@@ -563,6 +567,7 @@ func TestMCPServeScopedRanks(t *testing.T) {
 // dropped tool's next call is refused — with the SDK's default protocol
 // and with a 2025 one.
 func TestMCPServeContractChange(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := newVSEnv(t)
@@ -597,6 +602,7 @@ func TestMCPServeContractChange(t *testing.T) {
 // vault_workspace_commit disappear the same way; his refused call leaves
 // the vault unchanged.
 func TestMCPServeRevokeWrite(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	ws := e.setup()
 	e.must("alice", "access", "grant", "bob", "write", "demo:stages/01-research")
@@ -650,6 +656,7 @@ func TestMCPServeRevokeWrite(t *testing.T) {
 // too, a commit touching another stage is refused (isError through MCP,
 // exit 5 through the CLI) and the vault is unchanged.
 func TestMCPServePartialAccess(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	e.setup()
 	e.must("alice", "access", "grant", "bob", "read", "demo:stages/01-research")
@@ -706,6 +713,7 @@ func TestMCPServePartialAccess(t *testing.T) {
 // reason in the evidence; the evidence never holds the token, contract
 // text or a local path.
 func TestMCPServeFailClosed(t *testing.T) {
+	t.Parallel()
 	e := newVSEnv(t)
 	ws := e.setup()
 	const marker = "CONTRACT-TEXT-MARKER-4417"

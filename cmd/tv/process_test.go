@@ -194,6 +194,7 @@ func wsID(t *testing.T, e *tvEnv, name string) string {
 // the vault at the old or the new version, never a mix; the manifest is old
 // or new, never torn; and the next commit and walk-test tell the truth.
 func TestCommitKilled(t *testing.T) {
+	t.Parallel()
 	e := newTVEnv(t)
 	e.must("workspace", "init", "--name", "crash")
 	id := wsID(t, e, "crash")

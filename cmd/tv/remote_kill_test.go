@@ -23,8 +23,30 @@ import (
 // shared file: after a round whose push landed unanswered, the next
 // round's commit must land on top of it (the checkout's pending push
 // record), not conflict on the shared file.
+//
+// The 50 kills are two chains of 25 rounds, each on a vault and checkout
+// of its own, run side by side: every round and every check of a chain
+// is the one the single chain had (a round still builds on the previous
+// round's landed or aborted push, and each chain ends with the recovery
+// checks), and the number of kills is unchanged; the chains share
+// nothing, so what one catches does not depend on the other.
 func TestRemoteCommitKilled(t *testing.T) {
 	t.Parallel()
+	rounds := 25
+	if testing.Short() {
+		rounds = 5
+	}
+	for chain := range 2 {
+		t.Run(fmt.Sprintf("chain%d", chain), func(t *testing.T) {
+			t.Parallel()
+			remoteKillChain(t, rounds)
+		})
+	}
+}
+
+// remoteKillChain is one chain of TestRemoteCommitKilled: rounds kills of
+// a commit to a fresh file:// vault, then the recovery checks.
+func remoteKillChain(t *testing.T, rounds int) {
 	repo := filepath.Join(t.TempDir(), "vault.git")
 	gitservertest.InitBare(t, repo)
 	e := remoteEnv(t, "file://"+repo, "")
@@ -32,10 +54,6 @@ func TestRemoteCommitKilled(t *testing.T) {
 	ref := "refs/tv/workspaces/" + wsID(t, e, "crash")
 	dir := filepath.Join(t.TempDir(), "co")
 	e.must("workspace", "checkout", "crash", "--output", dir)
-	rounds := 50
-	if testing.Short() {
-		rounds = 10
-	}
 	seen := map[string]bool{}
 	for r := range rounds {
 		for i := range 20 {
@@ -209,6 +227,7 @@ func TestRemoteLostAnswer(t *testing.T) {
 // repository are the same vault; `tv vault use` records the default; a
 // `git clone --mirror` of it is the same vault too.
 func TestRemoteFileAndPath(t *testing.T) {
+	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "vault.git")
 	gitservertest.InitBare(t, repo)
 	e := remoteEnv(t, "file://"+repo, "")

@@ -30,6 +30,7 @@ func sshEnv(t *testing.T, s *gitservertest.SSH, url string) *tvEnv {
 // git-shell: init, checkout, commit land; a host key that does not match
 // known_hosts is refused (never accepted).
 func TestRemoteVaultSSH(t *testing.T) {
+	t.Parallel()
 	s := gitservertest.StartSSH(t, `git-shell -c "$SSH_ORIGINAL_COMMAND"`)
 	repo := filepath.Join(t.TempDir(), "vault.git")
 	gitservertest.InitBare(t, repo)
@@ -50,6 +51,7 @@ func TestRemoteVaultSSH(t *testing.T) {
 // work on a repository alice may write; gitolite's own refusal of a
 // read-only one comes back as exit 5 with gitolite's reason.
 func TestRemoteVaultGitolite(t *testing.T) {
+	t.Parallel()
 	gl, err := exec.LookPath("gitolite")
 	if err != nil {
 		t.Skip("gitolite3 is not installed (apt-get install gitolite3; .ci/run installs it): skipping the gitolite server")

@@ -58,6 +58,7 @@ func writeNote(t *testing.T, dir, name, content string) {
 // re-applied on top; a server-side race refuses atomically and loses
 // nothing; refusals map to exit codes; no token leaks.
 func TestRemoteVaultHTTP(t *testing.T) {
+	t.Parallel()
 	s := startRemote(t)
 	a := remoteEnv(t, s.url, remoteToken)
 	a.must("workspace", "init", "--name", "team")
@@ -187,6 +188,7 @@ func TestRemoteVaultHTTP(t *testing.T) {
 // one vault on an http server, with grants present (so every push
 // carries the verify-only step on refs/tv/access), all land.
 func TestRemoteConcurrentCommitters(t *testing.T) {
+	t.Parallel()
 	s := startRemote(t)
 	a := remoteEnv(t, s.url, remoteToken)
 	a.must("access", "grant", "alice", "manage", "@vault")

@@ -17,6 +17,7 @@ import (
 // tv login --vault (a token per URL, used without TV_TOKEN), git's
 // credential helpers, and tv vault doctor on a stale lock.
 func TestVaultPublishAndCommands(t *testing.T) {
+	t.Parallel()
 	// A single-machine user with history.
 	l := newTVEnv(t)
 	l.must("workspace", "init", "--name", "mine")

@@ -56,8 +56,18 @@ func StartSSH(t testing.TB, forced string) *SSH {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The forced command runs under the login shell, which sshd starts
+	// with HOME from the password database; bash then sources that
+	// account's ~/.bashrc (it does so when run by sshd), so a developer's
+	// dotfiles would run on every connection. The server account gets a
+	// HOME of its own instead, as a dedicated git user has, which also
+	// keeps the account's ~/.gitconfig out of the server's git.
+	serverHome := filepath.Join(dir, "server-home")
+	if err := os.Mkdir(serverHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	auth := filepath.Join(dir, "authorized_keys")
-	line := fmt.Sprintf("command=%q,no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty %s", forced, pub)
+	line := fmt.Sprintf("environment=%q,command=%q,no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty %s", "HOME="+serverHome, forced, pub)
 	if err := os.WriteFile(auth, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +79,7 @@ func StartSSH(t testing.TB, forced string) *SSH {
 	l.Close()
 	os.MkdirAll("/run/sshd", 0o755) // privilege separation dir (root only)
 	cfg := filepath.Join(dir, "sshd_config")
-	conf := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile %s\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nAllowUsers %s\nLogLevel ERROR\n",
+	conf := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile %s\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nAllowUsers %s\nPermitUserEnvironment HOME\nLogLevel ERROR\n",
 		port, hostKey, auth, filepath.Join(dir, "sshd.pid"), u.Username)
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
