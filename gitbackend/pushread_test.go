@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,9 +223,22 @@ func TestEntryEndScanAndSort(t *testing.T) {
 	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "r.git")
 	initRepoAt(t, repo, true)
+	// The blobs are written by one git, not one git per blob.
+	files := t.TempDir()
+	paths := make([]string, 3*scanEntryEnds)
+	for i := range paths {
+		paths[i] = filepath.Join(files, strconv.Itoa(i))
+		if err := os.WriteFile(paths[i], []byte(strings.Repeat("line\n", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := strings.Fields(git(t, repo, strings.Join(paths, "\n")+"\n", "hash-object", "-w", "--stdin-paths"))
+	if len(ids) != len(paths) {
+		t.Fatalf("git hash-object wrote %d blobs, want %d", len(ids), len(paths))
+	}
 	var listing strings.Builder
-	for i := range 3 * scanEntryEnds {
-		listing.WriteString("100644 blob " + git(t, repo, strings.Repeat("line\n", i+1), "hash-object", "-w", "--stdin") + "\tf" + strings.Repeat("x", i) + "\n")
+	for i, id := range ids {
+		listing.WriteString("100644 blob " + id + "\tf" + strings.Repeat("x", i) + "\n")
 	}
 	git(t, repo, "", "update-ref", "refs/heads/main", git(t, repo, "", "commit-tree", git(t, repo, listing.String(), "mktree"), "-m", "m"))
 	git(t, repo, "", "repack", "-a", "-d", "-q")
