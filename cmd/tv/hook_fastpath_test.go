@@ -69,3 +69,28 @@ func TestPreReceiveFastPathAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestIsPreReceive: main skips its signal handler exactly for the command
+// lines Run answers on its pre-receive fast path.
+func TestIsPreReceive(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"hook", "pre-receive"}, true},
+		{[]string{"hook", "pre-receive", "--user-env", "GL_USER"}, true},
+		{[]string{"hook pre-receive --user-env GL_USER", "/srv/v.git/hooks/pre-receive"}, true},
+		{[]string{"hook pre-receive", "/srv/v.git/hooks/pre-receive"}, true},
+		{[]string{"hook", "pre-receive", "--help"}, false},
+		{[]string{"hook", "install", "v.git"}, false},
+		{[]string{"workspace", "commit", "demo"}, false},
+		{nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, "|"), func(t *testing.T) {
+			if got := isPreReceive(tt.args); got != tt.want {
+				t.Fatalf("isPreReceive = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
