@@ -289,19 +289,14 @@ func (p *Plan) nextBase(committed bool, version Hash) *statcache.Cache {
 	b := p.base
 	nb := &statcache.Cache{Header: b.Header, Files: make([]statcache.Entry, len(b.Files), len(b.Files)+len(p.Added)), Dirs: p.disk.dirs}
 	copy(nb.Files, b.Files)
-	for i := range nb.Files {
-		nb.Files[i].Stamp = fastio.Stamp{Size: nb.Files[i].Stamp.Size}
-	}
-	var added []statcache.Entry
-	for _, f := range p.disk.files {
-		switch {
-		case f.base >= 0 && (committed || nb.Files[f.base].ID == f.id && FileMode(nb.Files[f.base].Mode) == f.mode):
-			nb.Files[f.base] = entryOf(f)
-		case f.base < 0 && committed:
-			added = append(added, entryOf(f))
-		}
-	}
+	p.restamp(nb.Files, committed)
 	if committed {
+		var added []statcache.Entry
+		for _, f := range p.disk.files {
+			if f.base < 0 {
+				added = append(added, entryOf(f))
+			}
+		}
 		nb.Header.Baseline = version
 		kept := nb.Files[:0]
 		for i, e := range nb.Files {
@@ -322,15 +317,22 @@ func (p *Plan) nextBase(committed bool, version Hash) *statcache.Cache {
 // peak.
 func (p *Plan) restampBase() *statcache.Cache {
 	b := p.base
-	for i := range b.Files {
-		b.Files[i].Stamp = fastio.Stamp{Size: b.Files[i].Stamp.Size}
+	p.restamp(b.Files, false)
+	return &statcache.Cache{Header: b.Header, Files: b.Files, Dirs: p.disk.dirs}
+}
+
+// restamp gives files (the base's entries or a copy of them) the scan's
+// entries of the files whose content is their base version — of every
+// scanned base file when committed — and leaves the others unstamped.
+func (p *Plan) restamp(files []statcache.Entry, committed bool) {
+	for i := range files {
+		files[i].Stamp = fastio.Stamp{Size: files[i].Stamp.Size}
 	}
 	for _, f := range p.disk.files {
-		if f.base >= 0 && b.Files[f.base].ID == f.id && FileMode(b.Files[f.base].Mode) == f.mode {
-			b.Files[f.base] = entryOf(f)
+		if f.base >= 0 && (committed || files[f.base].ID == f.id && FileMode(files[f.base].Mode) == f.mode) {
+			files[f.base] = entryOf(f)
 		}
 	}
-	return &statcache.Cache{Header: b.Header, Files: b.Files, Dirs: p.disk.dirs}
 }
 
 // entryOf is the base entry of a hashed (or vouched-for) scanned file.
