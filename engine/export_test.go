@@ -21,20 +21,19 @@ func WriteCacheForTest(p *Plan) error {
 
 // RestampAgreesForTest plans checkout dir and reports whether the stat
 // cache a walk-test saves, made in the base itself (restampBase), holds
-// the entries of a copy made aside (nextBase), and how many entries it
-// stamped.
-func RestampAgreesForTest(dir string) (agree bool, stamped int, err error) {
+// the entries of a copy made aside (nextBase), and which of its entries
+// carry a stamp, by path.
+func RestampAgreesForTest(dir string) (agree bool, stamped map[string]bool, err error) {
 	p, err := planCheckout(context.Background(), dir, false)
 	if err != nil {
-		return false, 0, err
+		return false, nil, err
 	}
 	defer p.disk.close()
 	aside := p.nextBase(false, ZeroHash)
 	inPlace := p.restampBase()
+	stamped = map[string]bool{}
 	for _, e := range inPlace.Files {
-		if e.Stamp != (fastio.Stamp{Size: e.Stamp.Size}) {
-			stamped++
-		}
+		stamped[e.Path] = e.Stamp != (fastio.Stamp{Size: e.Stamp.Size})
 	}
 	return reflect.DeepEqual(aside, inPlace), stamped, nil
 }
