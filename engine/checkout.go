@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -452,14 +451,6 @@ func (c *checkoutFacts) add(id Hash, f icm.MarkdownFacts) {
 // save writes the facts as checkout dir's ICM cache, remembering no
 // tree's findings (the first walk-test validates, without reading notes).
 func (c *checkoutFacts) save(dir string) error {
-	recs := c.records
-	slices.SortFunc(recs, func(a, b factRecord) int { return bytes.Compare(a.id[:], b.id[:]) })
-	recs = slices.CompactFunc(recs, func(a, b factRecord) bool { return a.id == b.id })
-	byIndex := map[int][]icm.Placeholder{}
-	for i := range recs {
-		if p, ok := c.placeholders[recs[i].id]; ok {
-			byIndex[i] = p
-		}
-	}
+	recs, byIndex := factTable(c.records, c.placeholders)
 	return writeICMCache(dir, [32]byte{}, nil, recs, byIndex)
 }

@@ -276,15 +276,22 @@ func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
 			ph[f.id] = facts.Placeholders
 		}
 	}
-	slices.SortFunc(out, func(a, b factRecord) int { return bytes.Compare(a.id[:], b.id[:]) })
-	out = slices.CompactFunc(out, func(a, b factRecord) bool { return a.id == b.id })
+	return factTable(out, ph)
+}
+
+// factTable sorts facts by content id, one record per id, and indexes
+// the placeholders (by content id in ph) by record: the facts section of
+// the ICM cache file.
+func factTable(facts []factRecord, ph map[Hash][]icm.Placeholder) ([]factRecord, map[int][]icm.Placeholder) {
+	slices.SortFunc(facts, func(a, b factRecord) int { return bytes.Compare(a.id[:], b.id[:]) })
+	facts = slices.CompactFunc(facts, func(a, b factRecord) bool { return a.id == b.id })
 	byIndex := map[int][]icm.Placeholder{}
-	for i := range out {
-		if p, ok := ph[out[i].id]; ok {
+	for i := range facts {
+		if p, ok := ph[facts[i].id]; ok {
 			byIndex[i] = p
 		}
 	}
-	return out, byIndex
+	return facts, byIndex
 }
 
 // lookup returns the facts remembered for content id.
