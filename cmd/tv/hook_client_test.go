@@ -260,21 +260,24 @@ func TestHookScriptRunsTv(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		install []string
-		env     []string
+		userEnv string // --user-env of the install ("" for none)
 		refusal string
 	}{
-		{"no pusher", nil, []string{"TV_PUSHER=alice"}, "tv: permission-denied: the server names no pusher"},
-		{"pusher from --user-env", []string{"--user-env", "TV_PUSHER"}, []string{"TV_PUSHER=alice"}, "tv: not-a-tv-ref: refs/heads/main: not one of tv's refs"},
+		{"no pusher", "", "tv: permission-denied: the server names no pusher"},
+		{"pusher from --user-env", "TV_PUSHER", "tv: not-a-tv-ref: refs/heads/main: not one of tv's refs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			install(tt.install...)
+			if tt.userEnv == "" {
+				install()
+			} else {
+				install("--user-env", tt.userEnv)
+			}
 			script, err := os.ReadFile(filepath.Join(repo, "hooks", "pre-receive"))
-			if err != nil || string(script) != string(hook.Script(bin, strings.Join(tt.install[min(1, len(tt.install)):], ""))) {
+			if err != nil || string(script) != string(hook.Script(bin, tt.userEnv)) {
 				t.Fatalf("installed script (%v):\n%s", err, script)
 			}
-			out, err := git(tt.env, "push", "-q", repo, "HEAD:refs/heads/main")
+			out, err := git([]string{"TV_PUSHER=alice"}, "push", "-q", repo, "HEAD:refs/heads/main")
 			if err == nil || !strings.Contains(out, tt.refusal) {
 				t.Fatalf("push: %v\n%s\nwant a refusal with %q", err, out, tt.refusal)
 			}
