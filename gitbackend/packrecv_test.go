@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,39 +17,94 @@ import (
 )
 
 // packSource is a git repository with history whose objects delta
-// against each other: ten versions of forty similar notes.
-func packSource(t *testing.T) string {
+// against each other: ten versions of forty similar notes. Extras go
+// into the same import: a last commit adding big.bin (when big is not
+// nil) and an annotated tag v1 (when tag is set). One `git fast-import`
+// writes it all: the objects are what ten `git add -A && git commit`
+// rounds write, without two processes per version.
+func packSource(t *testing.T, big []byte, tag bool) string {
 	t.Helper()
 	requireGit(t)
 	dir := filepath.Join(t.TempDir(), "src")
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = gitEnv(homeDir(t))
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run("init", "-q")
 	var body strings.Builder
 	for i := range 200 {
 		fmt.Fprintf(&body, "line %d of a note that changes a little in each version\n", i)
 	}
+	var in bytes.Buffer
+	data := func(b []byte) { fmt.Fprintf(&in, "data %d\n%s\n", len(b), b) }
+	commit := func(msg string) {
+		in.WriteString("commit refs/heads/main\ncommitter Git Tester <git@example.com> 1700000000 +0100\n")
+		data([]byte(msg))
+	}
 	for v := range 10 {
+		commit(fmt.Sprintf("version %d", v))
 		for n := range 40 {
-			p := filepath.Join(dir, "notes", fmt.Sprintf("n%02d.md", n))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, []byte(fmt.Sprintf("# note %d version %d\n%s", n, v, body.String())), 0o644)
+			fmt.Fprintf(&in, "M 100644 inline notes/n%02d.md\n", n)
+			data([]byte(fmt.Sprintf("# note %d version %d\n%s", n, v, body.String())))
 		}
-		run("add", "-A")
-		run("commit", "-qm", fmt.Sprintf("version %d", v))
+	}
+	if big != nil {
+		commit("big")
+		in.WriteString("M 100644 inline big.bin\n")
+		data(big)
+	}
+	if tag {
+		in.WriteString("tag v1\nfrom refs/heads/main\ntagger Git Tester <git@example.com> 1700000000 +0100\n")
+		data([]byte("a tag\n"))
+	}
+	for _, step := range []struct {
+		args  []string
+		stdin io.Reader
+	}{
+		{[]string{"init", "-q", "-b", "main", dir}, nil},
+		{[]string{"-C", dir, "fast-import", "--quiet"}, &in},
+	} {
+		cmd := exec.Command("git", step.args...)
+		cmd.Env = gitEnv(homeDir(t))
+		cmd.Stdin = step.stdin
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(step.args, " "), err, out)
+		}
 	}
 	return dir
+}
+
+// gitObject is one object as `git cat-file --batch` prints it.
+type gitObject struct {
+	id, typ string
+	data    []byte
+}
+
+// gitObjects reads every object reachable from rev in gitDir with two git
+// processes (rev-list, then one cat-file --batch), in rev-list's order.
+func gitObjects(t *testing.T, gitDir, rev string) []gitObject {
+	t.Helper()
+	ids := git(t, gitDir, "", "rev-list", "--objects", "--no-object-names", rev)
+	cmd := exec.Command("git", "--git-dir="+gitDir, "cat-file", "--batch")
+	cmd.Env = gitEnv(homeDir(t))
+	cmd.Stdin = strings.NewReader(ids + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git cat-file --batch: %v", err)
+	}
+	var objs []gitObject
+	for len(out) > 0 {
+		nl := bytes.IndexByte(out, '\n')
+		f := strings.Fields(string(out[:nl]))
+		if len(f) != 3 {
+			t.Fatalf("git cat-file --batch: header %q", out[:nl])
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || nl+1+size >= len(out) || out[nl+1+size] != '\n' {
+			t.Fatalf("git cat-file --batch: bad entry %q (%v)", out[:nl], err)
+		}
+		objs = append(objs, gitObject{id: f[0], typ: f[1], data: out[nl+1 : nl+1+size]})
+		out = out[nl+1+size+1:]
+	}
+	if n := len(strings.Fields(ids)); n != len(objs) {
+		t.Fatalf("git cat-file --batch printed %d objects for %d ids", len(objs), n)
+	}
+	return objs
 }
 
 // makePack runs git pack-objects on src's HEAD with the given options.
@@ -91,25 +148,14 @@ func gitIndex(t *testing.T, pack []byte) []byte {
 // handed out with the right contents.
 func TestStorePackMatchesGitIndexPack(t *testing.T) {
 	t.Parallel()
-	src := packSource(t)
 	big := make([]byte, StreamThreshold+4096)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range big {
 		big[i] = byte('a' + rng.IntN(26))
 	}
-	bigSrc := packSource(t)
-	os.WriteFile(filepath.Join(bigSrc, "big.bin"), big, 0o644)
-	gitIn := func(dir string, args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = gitEnv(homeDir(t))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	gitIn(bigSrc, "add", "-A")
-	gitIn(bigSrc, "commit", "-qm", "big")
-	tagSrc := packSource(t)
-	gitIn(tagSrc, "tag", "-a", "-m", "a tag", "v1")
+	src := packSource(t, nil, false)
+	bigSrc := packSource(t, big, false)
+	tagSrc := packSource(t, nil, true)
 
 	cases := []struct {
 		name     string
@@ -150,11 +196,9 @@ func TestStorePackMatchesGitIndexPack(t *testing.T) {
 				t.Fatalf("temporary files left: %v", left)
 			}
 			fsckClean(t, v.path)
-			ids := strings.Fields(git(t, filepath.Join(tc.src, ".git"), "", "rev-list", "--objects", "--no-object-names", "HEAD"))
-			for _, s := range ids {
+			for _, g := range gitObjects(t, filepath.Join(tc.src, ".git"), "HEAD") {
+				s, typ, want := g.id, g.typ, string(g.data)
 				id, _ := engine.ParseHash(s)
-				typ := git(t, filepath.Join(tc.src, ".git"), "", "cat-file", "-t", s)
-				want := gitRaw(t, filepath.Join(tc.src, ".git"), "cat-file", typ, s)
 				if typ == "blob" {
 					rc, _, err := v.OpenBlob(context.Background(), id)
 					if err != nil {
@@ -179,7 +223,7 @@ func TestStorePackMatchesGitIndexPack(t *testing.T) {
 // leaves nothing in objects/pack.
 func TestStorePackRefusesDamage(t *testing.T) {
 	t.Parallel()
-	pack := makePack(t, packSource(t), "--delta-base-offset")
+	pack := makePack(t, packSource(t, nil, false), "--delta-base-offset")
 	flip := func(at int) []byte {
 		b := bytes.Clone(pack)
 		b[at] ^= 0x40
