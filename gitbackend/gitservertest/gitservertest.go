@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -33,7 +34,7 @@ type HTTP struct {
 // 401 when users is not empty.
 func StartHTTP(t testing.TB, root string, users map[string]string) *HTTP {
 	t.Helper()
-	gitBin, err := exec.LookPath("git")
+	backend, err := httpBackend()
 	if err != nil {
 		t.Skip("git is not on PATH")
 	}
@@ -51,8 +52,7 @@ func StartHTTP(t testing.TB, root string, users map[string]string) *HTTP {
 			user = u
 		}
 		cg := &cgi.Handler{
-			Path: gitBin,
-			Args: []string{"http-backend"},
+			Path: backend,
 			Dir:  root,
 			Env: []string{
 				"GIT_PROJECT_ROOT=" + root,
@@ -69,6 +69,18 @@ func StartHTTP(t testing.TB, root string, users map[string]string) *HTTP {
 	h.URL = h.srv.URL
 	return h
 }
+
+// httpBackend is the path of git's http-backend program, found once
+// (`git --exec-path`). Each request runs it directly: through the git
+// wrapper every request would start two processes, the wrapper only
+// exec'ing the same program.
+var httpBackend = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "git-http-backend"), nil
+})
 
 // Close stops the server (further requests fail to connect).
 func (h *HTTP) Close() { h.srv.Close() }
