@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,12 +56,16 @@ func remoteKillChain(t *testing.T, rounds int) {
 	dir := filepath.Join(t.TempDir(), "co")
 	e.must("workspace", "checkout", "crash", "--output", dir)
 	seen := map[string]bool{}
+	// The server's ref as the last round left it: nothing moves it
+	// between rounds (waitGroupGone saw every process of a killed commit
+	// end), so it is each round's starting value without another read.
+	head := gitservertest.Git(t, repo, "rev-parse", ref)
 	for r := range rounds {
 		for i := range 20 {
 			writeNote(t, dir, fmt.Sprintf("r%02d-f%02d.md", r, i), fmt.Sprintf("round %d file %d\n", r, i))
 		}
 		writeNote(t, dir, "shared.md", fmt.Sprintf("shared, round %d\n", r))
-		before := gitservertest.Git(t, repo, "rev-parse", ref)
+		before := head
 		// Kills are spread over the length of an uninterrupted commit
 		// (measured by the settling commit), so some land before the
 		// push, some during it and some after the server took it.
@@ -92,11 +97,13 @@ func remoteKillChain(t *testing.T, rounds int) {
 		c.Wait()
 		waitGroupGone(t, c.Process.Pid)
 		after := gitservertest.Git(t, repo, "rev-parse", ref)
+		head = after
 		if after != before {
-			if parent := gitservertest.Git(t, repo, "rev-parse", after+"^"); parent != before {
+			ids, data := catBatch(t, repo, after+"^", fmt.Sprintf("%s:stages/01-research/output/r%02d-f19.md", after, r))
+			if parent := ids[0]; parent != before {
 				t.Fatalf("round %d: new head's parent %s, want %s", r, parent, before)
 			}
-			if got := gitservertest.Git(t, repo, "show", fmt.Sprintf("%s:stages/01-research/output/r%02d-f19.md", after, r)); got != fmt.Sprintf("round %d file 19", r) {
+			if got := data[1]; got != fmt.Sprintf("round %d file 19\n", r) {
 				t.Fatalf("round %d: new head has torn content %q", r, got)
 			}
 			seen["new"] = true
@@ -110,7 +117,7 @@ func remoteKillChain(t *testing.T, rounds int) {
 	// The next command recovers: the last round's change lands exactly
 	// once (or is recognised as already there), and the manifest follows.
 	out := e.must("workspace", "commit", dir, "--reason", "recover", "--json")
-	head := gitservertest.Git(t, repo, "rev-parse", ref)
+	head = gitservertest.Git(t, repo, "rev-parse", ref)
 	m, err := engine.ReadManifest(dir)
 	if err != nil || m.Baseline.String() != head {
 		t.Fatalf("after recovery the manifest says %v (%v), server %s\n%s", m.Baseline, err, head, out)
@@ -141,15 +148,44 @@ func commitLands(t *testing.T, e *tvEnv, repo, ref, dir, reason, before string) 
 	if code != 0 {
 		t.Fatalf("commit after an interrupted push: exit %d (a landed push not recognised?)\n%s%s", code, out, errs)
 	}
-	head := gitservertest.Git(t, repo, "rev-parse", ref)
+	ids, data := catBatch(t, repo, ref, ref+":stages/01-research/output/shared.md")
+	head := ids[0]
 	if _, err := gitservertest.GitErr(repo, "merge-base", "--is-ancestor", before, head); err != nil {
 		t.Fatalf("head %s does not descend from %s", head, before)
 	}
 	want, _ := os.ReadFile(filepath.Join(dir, "stages", "01-research", "output", "shared.md"))
-	if got := gitservertest.Git(t, repo, "show", head+":stages/01-research/output/shared.md"); got+"\n" != string(want) {
+	if got := data[1]; got != string(want) {
 		t.Fatalf("head's shared.md is %q, the checkout's %q", got, want)
 	}
 	return head
+}
+
+// catBatch reads revs from the bare repository with one `git cat-file
+// --batch` (one process for what a rev-parse and a show per rev would
+// read): each one's object id and its contents, in order.
+func catBatch(t *testing.T, repo string, revs ...string) (ids, contents []string) {
+	t.Helper()
+	cmd := exec.Command("git", "--git-dir="+repo, "cat-file", "--batch")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
+	cmd.Stdin = strings.NewReader(strings.Join(revs, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git cat-file --batch %v: %v", revs, err)
+	}
+	for _, rev := range revs {
+		head, rest, _ := strings.Cut(string(out), "\n")
+		f := strings.Fields(head)
+		size := -1
+		if len(f) == 3 {
+			size, _ = strconv.Atoi(f[2])
+		}
+		if size < 0 || len(rest) < size+1 || rest[size] != '\n' {
+			t.Fatalf("git cat-file --batch: %q for %s", head, rev)
+		}
+		ids, contents = append(ids, f[0]), append(contents, rest[:size])
+		out = []byte(rest[size+1:])
+	}
+	return ids, contents
 }
 
 // TestRemoteLostAnswer: the server takes a commit's push and the client
