@@ -27,14 +27,45 @@ type diskFile struct {
 	path  string
 	stamp fastio.Stamp
 	mode  FileMode
-	// id and sha256 are the content's, filled by hashing (or the cache).
-	id     Hash
-	sha256 [32]byte
 	// base is the file's index in the checkout's base, -1 when the base
 	// has no such path; clean says the stat cache vouches that the content
-	// is the base's (id and sha256 are then filled).
+	// is the base's, vouched.
 	base  int32
 	clean bool
+	// The content's git blob id and sha256 are vouched's (the base entry)
+	// when clean, own's once hashed: not copied into every file of a tree
+	// the scan finds unchanged (52 bytes a file, 520 KB of fresh memory
+	// per 10k-file walk-test).
+	vouched *statcache.Entry
+	own     *fileSum
+}
+
+// fileSum is a hashed file's git blob id and sha256.
+type fileSum struct {
+	id     Hash
+	sha256 [32]byte
+}
+
+// id is the file's git blob id: zero until it is hashed or vouched for.
+func (f *diskFile) id() Hash {
+	switch {
+	case f.own != nil:
+		return f.own.id
+	case f.vouched != nil:
+		return f.vouched.ID
+	}
+	return Hash{}
+}
+
+// sha256 is the file's content sha256, like id.
+func (f *diskFile) sha256() [32]byte {
+	switch {
+	case f.own != nil:
+		return f.own.sha256
+	case f.vouched != nil:
+		return f.vouched.SHA256
+	}
+	return [32]byte{}
 }
 
 // snapshot is what a scan saw of a checkout: its listing in fs.WalkDir
@@ -232,31 +263,46 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	if d.rel != "." {
 		prefix = d.rel + "/"
 	}
-	// The slash paths of all entries, cut from one string.
+	// Each entry's slash path: a file the base holds takes the base's own
+	// string (no copy per file of an unchanged tree); the others are cut
+	// from one string built for them.
+	lo, hi := b.Under(prefix)
+	inBase := make([]int32, len(all))
 	var size, nreg, ndir int
-	for _, e := range all {
-		size += len(prefix) + len(e.Name)
+	for i, e := range all {
+		inBase[i] = -1
 		switch {
 		case e.Type.IsRegular():
 			nreg++
+			inBase[i] = int32(b.FindIn(lo, hi, prefix, e.Name))
 		case e.Type.IsDir():
 			ndir++
+		}
+		if inBase[i] < 0 {
+			size += len(prefix) + len(e.Name)
 		}
 	}
 	var pb strings.Builder
 	pb.Grow(size)
-	for _, e := range all {
-		pb.WriteString(prefix)
-		pb.WriteString(e.Name)
+	for i, e := range all {
+		if inBase[i] < 0 {
+			pb.WriteString(prefix)
+			pb.WriteString(e.Name)
+		}
 	}
 	paths := pb.String()
 	d.entries = make([]icm.Entry, 0, len(all))
 	d.files = make([]diskFile, 0, nreg) // one allocation for the folder's files
 	kids := make([]dirScan, ndir)
 	off := 0
-	for _, e := range all {
-		p := paths[off : off+len(prefix)+len(e.Name)]
-		off += len(p)
+	for i, e := range all {
+		var p string
+		if inBase[i] >= 0 {
+			p = b.Files[inBase[i]].Path
+		} else {
+			p = paths[off : off+len(prefix)+len(e.Name)]
+			off += len(p)
+		}
 		if e.Name == ".git" || (d.rel == "." && isReserved(p)) {
 			if e.Name == ".git" && d.rel != "." {
 				filter.nestedGit(d.rel)
@@ -281,7 +327,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 				return err
 			}
 			if t = fs.FileMode(st.Mode).Type(); t.IsRegular() {
-				d.files = append(d.files, matchFile(p, st, b, seen))
+				d.files = append(d.files, matchFile(p, int(inBase[i]), st, b, seen))
 				f := &d.files[len(d.files)-1]
 				d.bytes += st.Size
 				if f.base >= 0 {
@@ -294,14 +340,15 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	return nil
 }
 
-// matchFile is the scanned regular file p, matched against the base.
-func matchFile(p string, st fastio.Stamp, b *statcache.Cache, seen []bool) diskFile {
+// matchFile is the scanned regular file p, which is b.Files[i] (i < 0:
+// the base has no such file).
+func matchFile(p string, i int, st fastio.Stamp, b *statcache.Cache, seen []bool) diskFile {
 	f := diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode)), base: -1}
-	if i := b.Lookup(p); i >= 0 {
+	if i >= 0 {
 		f.base = int32(i)
 		seen[i] = true
 		if be := &b.Files[i]; b.Clean(be, st, uint32(f.mode)) {
-			f.id, f.sha256, f.clean = be.ID, be.SHA256, true
+			f.vouched, f.clean = be, true
 		}
 	}
 	return f
@@ -373,8 +420,9 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 	if n != st.Size {
 		return fmt.Errorf("%w: %s changed size while it was read; run again", ErrConflict, f.path)
 	}
-	h1.Sum(f.id[:0])
-	h2.Sum(f.sha256[:0])
+	f.own = &fileSum{}
+	h1.Sum(f.own.id[:0])
+	h2.Sum(f.own.sha256[:0])
 	return nil
 }
 

@@ -252,7 +252,7 @@ func (e *Engine) planUpdate(ctx context.Context, p *Plan, stale []fileDiff, opts
 		case changed && sameFile(mine, d.New):
 			// Already the head's version here: only the manifest moves.
 			if mine != nil {
-				f.sha256 = p.changed[d.Path].sha256
+				f.sha256 = p.changed[d.Path].sha256()
 			}
 		case !changed:
 			f.write = true
@@ -526,7 +526,6 @@ func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
 		nb.Files = append(nb.Files, byPath[k])
 	}
 	nb.Dirs = dirs
-	nb.Index()
 	_ = saveStatCache(p.Dir, nb, time.Now().Add(-statcache.RacySmudge).UnixNano()) // an accelerator only
 }
 
