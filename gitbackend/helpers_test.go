@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/testparallel"
 )
 
 // The test binary re-executes itself as a helper process when helperEnv is
@@ -33,6 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	testHome = d
+	testparallel.Default() // the parallel tests wait on git and helper processes
 	code := m.Run()
 	os.RemoveAll(d)
 	os.Exit(code)

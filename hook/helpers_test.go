@@ -14,6 +14,7 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
+	"github.com/thalix/tv/internal/testparallel"
 )
 
 // TestMain lets the test binary serve as the installed hook: the script
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	testparallel.Default() // the rule runs wait on pushes through real servers
 	os.Exit(m.Run())
 }
 

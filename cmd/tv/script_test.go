@@ -10,15 +10,29 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/thalix/tv/internal/testparallel"
 )
 
 // TestMain lets testscript run this test binary as the `tv` command.
+// As the test binary, it allows more parallel tests than cores: they
+// mostly wait on the tv, git and server processes they start.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(parallelM{m}, map[string]func(){
 		"tv": func() {
 			os.Exit(Run(context.Background(), os.Args, &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ}))
 		},
 	})
+}
+
+// parallelM runs the tests with testparallel's default -test.parallel
+// (testscript.Main calls Run only when the binary runs as the tests, not
+// as `tv`).
+type parallelM struct{ m *testing.M }
+
+func (p parallelM) Run() int {
+	testparallel.Default()
+	return p.m.Run()
 }
 
 // TestScripts runs the CLI end-to-end scenarios in testdata/script.
