@@ -76,7 +76,6 @@ func baseOfManifest(m *Manifest) (*statcache.Cache, error) {
 			return nil, fmt.Errorf("%w: %s lists %s twice; check out again", ErrRefused, ManifestName, b.Files[i].Path)
 		}
 	}
-	b.Index()
 	return b, nil
 }
 

@@ -24,7 +24,10 @@ func TestICMCacheKeys(t *testing.T) {
 	if err := writeICMCache(dir, digest, findings, facts, map[int][]icm.Placeholder{1: withPH.Placeholders}); err != nil {
 		t.Fatal(err)
 	}
-	c := loadICMCache(dir)
+	if c := loadICMCache(dir, digest); c == nil || !reflect.DeepEqual(c.findings, findings) || c.records != nil {
+		t.Fatalf("the same tree: %+v, want its findings and no facts", c)
+	}
+	c := loadICMCache(dir, [32]byte{9}) // another tree: its facts are looked up
 	if c == nil || c.digest != digest || !reflect.DeepEqual(c.findings, findings) {
 		t.Fatalf("round trip: %+v", c)
 	}
@@ -60,7 +63,7 @@ func TestICMCacheKeys(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if c := loadICMCache(dir); c != nil {
+			if c := loadICMCache(dir, digest); c != nil {
 				t.Errorf("used a cache that is %s", tt.name)
 			}
 		})

@@ -232,31 +232,46 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	if d.rel != "." {
 		prefix = d.rel + "/"
 	}
-	// The slash paths of all entries, cut from one string.
+	// Each entry's slash path: a file the base holds takes the base's own
+	// string (no copy per file of an unchanged tree); the others are cut
+	// from one string built for them.
+	lo, hi := b.Under(prefix)
+	inBase := make([]int32, len(all))
 	var size, nreg, ndir int
-	for _, e := range all {
-		size += len(prefix) + len(e.Name)
+	for i, e := range all {
+		inBase[i] = -1
 		switch {
 		case e.Type.IsRegular():
 			nreg++
+			inBase[i] = int32(b.FindIn(lo, hi, prefix, e.Name))
 		case e.Type.IsDir():
 			ndir++
+		}
+		if inBase[i] < 0 {
+			size += len(prefix) + len(e.Name)
 		}
 	}
 	var pb strings.Builder
 	pb.Grow(size)
-	for _, e := range all {
-		pb.WriteString(prefix)
-		pb.WriteString(e.Name)
+	for i, e := range all {
+		if inBase[i] < 0 {
+			pb.WriteString(prefix)
+			pb.WriteString(e.Name)
+		}
 	}
 	paths := pb.String()
 	d.entries = make([]icm.Entry, 0, len(all))
 	d.files = make([]diskFile, 0, nreg) // one allocation for the folder's files
 	kids := make([]dirScan, ndir)
 	off := 0
-	for _, e := range all {
-		p := paths[off : off+len(prefix)+len(e.Name)]
-		off += len(p)
+	for i, e := range all {
+		var p string
+		if inBase[i] >= 0 {
+			p = b.Files[inBase[i]].Path
+		} else {
+			p = paths[off : off+len(prefix)+len(e.Name)]
+			off += len(p)
+		}
 		if e.Name == ".git" || (d.rel == "." && isReserved(p)) {
 			if e.Name == ".git" && d.rel != "." {
 				filter.nestedGit(d.rel)
@@ -281,7 +296,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 				return err
 			}
 			if t = fs.FileMode(st.Mode).Type(); t.IsRegular() {
-				d.files = append(d.files, matchFile(p, st, b, seen))
+				d.files = append(d.files, matchFile(p, int(inBase[i]), st, b, seen))
 				f := &d.files[len(d.files)-1]
 				d.bytes += st.Size
 				if f.base >= 0 {
@@ -294,10 +309,11 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	return nil
 }
 
-// matchFile is the scanned regular file p, matched against the base.
-func matchFile(p string, st fastio.Stamp, b *statcache.Cache, seen []bool) diskFile {
+// matchFile is the scanned regular file p, which is b.Files[i] (i < 0:
+// the base has no such file).
+func matchFile(p string, i int, st fastio.Stamp, b *statcache.Cache, seen []bool) diskFile {
 	f := diskFile{path: p, stamp: st, mode: modeOf(fs.FileMode(st.Mode)), base: -1}
-	if i := b.Lookup(p); i >= 0 {
+	if i >= 0 {
 		f.base = int32(i)
 		seen[i] = true
 		if be := &b.Files[i]; b.Clean(be, st, uint32(f.mode)) {

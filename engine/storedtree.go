@@ -20,9 +20,14 @@ const RuleScope = "scope"
 
 // storedListing drops from a walk listing every folder that holds no file
 // (regular or irregular) below it: git stores no empty folder. It returns
-// the kept listing, still in walk order, and the dropped folders.
+// the kept listing, still in walk order, and the dropped folders. When no
+// folder is dropped, kept is listing itself (no copy of a whole tree's
+// listing per walk-test).
 func storedListing(listing []icm.Entry) (kept []icm.Entry, dropped []string) {
 	full := fullFolders(listing)
+	if !anyEmptyFolder(listing, full) {
+		return listing, nil
+	}
 	kept = make([]icm.Entry, 0, len(listing))
 	for i, e := range listing {
 		if e.Type.IsDir() && !full[i] {
@@ -32,6 +37,17 @@ func storedListing(listing []icm.Entry) (kept []icm.Entry, dropped []string) {
 		kept = append(kept, e)
 	}
 	return kept, dropped
+}
+
+// anyEmptyFolder reports whether listing holds a folder that full says
+// has no file below it.
+func anyEmptyFolder(listing []icm.Entry, full []bool) bool {
+	for i, e := range listing {
+		if e.Type.IsDir() && !full[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // fullFolders says, per entry of a walk listing, whether it is a folder

@@ -526,7 +526,6 @@ func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
 		nb.Files = append(nb.Files, byPath[k])
 	}
 	nb.Dirs = dirs
-	nb.Index()
 	_ = saveStatCache(p.Dir, nb, time.Now().Add(-statcache.RacySmudge).UnixNano()) // an accelerator only
 }
 

@@ -42,38 +42,67 @@ type packEntryHead struct {
 }
 
 // parseEntryHead parses the entry header at the start of b, the entry's
-// bytes at pack offset off.
+// bytes at pack offset off, and refuses a type git does not write.
 func parseEntryHead(b []byte, off int64) (packEntryHead, error) {
-	var h packEntryHead
-	if len(b) == 0 {
-		return h, errors.New("empty entry")
+	r := bytes.NewReader(b)
+	h, err := readEntryHead(r, off)
+	if errors.Is(err, io.EOF) {
+		return h, errors.New("entry header is truncated")
 	}
-	c := b[0]
+	if err != nil {
+		return h, err
+	}
+	switch h.typ {
+	case typeCommit, typeTree, typeBlob, 4, typeOfsDelta, typeRefDelta:
+	default:
+		return h, fmt.Errorf("invalid entry type %d", h.typ)
+	}
+	h.dataOff = int64(len(b) - r.Len())
+	return h, nil
+}
+
+// entryReader is what readEntryHead reads a pack entry's header from.
+type entryReader interface {
+	io.ByteReader
+	io.Reader
+}
+
+// readEntryHead reads the header of the pack entry at pack offset off
+// from r (type, inflated size, a delta's base) and leaves r at the entry's
+// zlib stream. The one parser of entry headers: the readers of mapped
+// bytes (parseEntryHead), of a pack file and of a pack as it is received
+// call it. Any type is returned; the caller refuses those it does not
+// read. r's io.EOF is returned as is.
+func readEntryHead(r entryReader, off int64) (packEntryHead, error) {
+	var h packEntryHead
+	c, err := r.ReadByte()
+	if err != nil {
+		return h, err
+	}
 	h.typ = int(c>>4) & 7
 	h.size = int64(c & 0x0f)
-	i := 1
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 56 || i >= len(b) {
-			return h, errors.New("entry size is truncated or overflows")
+		if shift > 56 {
+			return h, errors.New("entry size overflows")
 		}
-		c = b[i]
-		i++
+		if c, err = r.ReadByte(); err != nil {
+			return h, err
+		}
 		h.size |= int64(c&0x7f) << shift
 	}
 	switch h.typ {
 	case typeOfsDelta:
-		if i >= len(b) {
-			return h, errors.New("delta base offset is truncated")
+		if c, err = r.ReadByte(); err != nil {
+			return h, err
 		}
-		c = b[i]
-		i++
 		rel := int64(c & 0x7f)
 		for c&0x80 != 0 {
-			if i >= len(b) || rel >= 1<<55 {
-				return h, errors.New("delta base offset is truncated or overflows")
+			if rel >= 1<<55 {
+				return h, errors.New("delta base offset overflows")
 			}
-			c = b[i]
-			i++
+			if c, err = r.ReadByte(); err != nil {
+				return h, err
+			}
 			rel = (rel+1)<<7 | int64(c&0x7f)
 		}
 		if rel <= 0 || rel > off {
@@ -81,16 +110,10 @@ func parseEntryHead(b []byte, off int64) (packEntryHead, error) {
 		}
 		h.baseOff = off - rel
 	case typeRefDelta:
-		if len(b) < i+20 {
-			return h, errors.New("delta base id is truncated")
+		if _, err := io.ReadFull(r, h.baseID[:]); err != nil {
+			return h, err
 		}
-		copy(h.baseID[:], b[i:i+20])
-		i += 20
-	case typeCommit, typeTree, typeBlob, 4:
-	default:
-		return h, fmt.Errorf("invalid entry type %d", h.typ)
 	}
-	h.dataOff = int64(i)
 	return h, nil
 }
 

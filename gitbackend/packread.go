@@ -236,21 +236,11 @@ func (v *Vault) openPackedDirect(p *packIndex, h engine.Hash) (int, int64, io.Re
 		r.release()
 		return 0, 0, nil, err
 	}
-	c, err := src.ReadByte()
+	head, err := readEntryHead(src, off)
 	if err != nil {
 		return fail(fmt.Errorf("read object %s from %s: %w", h, p.name, err))
 	}
-	typ := int(c>>4) & 7
-	osize := int64(c & 0x0f)
-	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 56 {
-			return fail(fmt.Errorf("read object %s from %s: entry size overflows", h, p.name))
-		}
-		if c, err = src.ReadByte(); err != nil {
-			return fail(fmt.Errorf("read object %s from %s: %w", h, p.name, err))
-		}
-		osize |= int64(c&0x7f) << shift
-	}
+	typ, osize := head.typ, head.size
 	switch typ {
 	case typeCommit, typeTree, typeBlob:
 	case typeOfsDelta, typeRefDelta:

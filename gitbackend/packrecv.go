@@ -352,49 +352,21 @@ func (rc *receiver) entry() error {
 	s.sink()
 	s.crc = 0
 	o := recvObject{offset: s.pos, base: -1}
-	c, err := s.ReadByte()
+	h, err := readEntryHead(s, o.offset)
 	if err != nil {
 		return err
 	}
-	typ := int(c>>4) & 7
-	size := int64(c & 0x0f)
-	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 56 {
-			return errors.New("entry size overflows")
-		}
-		if c, err = s.ReadByte(); err != nil {
-			return err
-		}
-		size |= int64(c&0x7f) << shift
-	}
+	typ, size := h.typ, h.size
 	switch typ {
 	case typeCommit, typeTree, typeBlob:
 	case typeOfsDelta:
-		if c, err = s.ReadByte(); err != nil {
-			return err
-		}
-		rel := int64(c & 0x7f)
-		for c&0x80 != 0 {
-			if rel >= 1<<55 {
-				return errors.New("delta base offset overflows")
-			}
-			if c, err = s.ReadByte(); err != nil {
-				return err
-			}
-			rel = (rel+1)<<7 | int64(c&0x7f)
-		}
-		if rel <= 0 || rel > o.offset {
-			return fmt.Errorf("delta base offset %d points outside the pack", rel)
-		}
-		i, ok := slices.BinarySearchFunc(rc.objs, o.offset-rel, func(x recvObject, off int64) int { return cmp.Compare(x.offset, off) })
+		i, ok := slices.BinarySearchFunc(rc.objs, h.baseOff, func(x recvObject, off int64) int { return cmp.Compare(x.offset, off) })
 		if !ok {
-			return fmt.Errorf("delta base at %d is not an entry", o.offset-rel)
+			return fmt.Errorf("delta base at %d is not an entry", h.baseOff)
 		}
 		o.base = i
 	case typeRefDelta:
-		if _, err := io.ReadFull(s, o.baseID[:]); err != nil {
-			return err
-		}
+		o.baseID = h.baseID
 	default:
 		return errRecvFallback // a tag, or a type git does not write
 	}
