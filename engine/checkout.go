@@ -416,14 +416,19 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", f.Path, err)
 	}
-	df := &diskFile{path: f.Path, stamp: stamp, mode: f.Mode}
-	h1.Sum(df.id[:0])
-	h2.Sum(df.sha256[:0])
-	if df.id != f.ID {
-		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.id, f.ID)
+	written := &struct {
+		diskFile
+		sum fileSum
+	}{diskFile: diskFile{path: f.Path, stamp: stamp, mode: f.Mode}} // one allocation
+	df := &written.diskFile
+	df.own = &written.sum
+	h1.Sum(df.own.id[:0])
+	h2.Sum(df.own.sha256[:0])
+	if df.own.id != f.ID {
+		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.own.id, f.ID)
 	}
 	if note {
-		facts.add(df.id, learnt)
+		facts.add(df.own.id, learnt)
 	}
 	return df, nil
 }

@@ -271,7 +271,7 @@ func (p *Plan) changes() []change {
 	for _, l := range [][]PlanFile{p.Added, p.Modified} {
 		for _, pf := range l {
 			f := p.changed[pf.Path]
-			cs = append(cs, change{Path: pf.Path, Mode: f.mode, ID: f.id})
+			cs = append(cs, change{Path: pf.Path, Mode: f.mode, ID: f.id()})
 		}
 	}
 	for _, pf := range p.Deleted {
@@ -410,7 +410,8 @@ func (p *Plan) logEntry(version Hash) ([]byte, error) {
 	for _, l := range [][]PlanFile{p.Added, p.Modified} {
 		for _, pf := range l {
 			f := p.changed[pf.Path]
-			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id, SHA256: hex.EncodeToString(f.sha256[:]), Size: f.stamp.Size, Mode: modeText(f.mode)})
+			sum := f.sha256()
+			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id(), SHA256: hex.EncodeToString(sum[:]), Size: f.stamp.Size, Mode: modeText(f.mode)})
 		}
 	}
 	return json.Marshal(entry)

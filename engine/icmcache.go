@@ -99,7 +99,8 @@ func treeDigest(disk *snapshot, listing []icm.Entry, known []string) [32]byte {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.Type))
 		if e.Type.IsRegular() {
 			if f := disk.files[k]; isMarkdownPath(e.Path) {
-				buf = append(buf, f.id[:]...)
+				id := f.id()
+				buf = append(buf, id[:]...)
 			}
 			k++
 		}
@@ -175,10 +176,10 @@ func (c *factCache) Facts(i int, p string) (icm.MarkdownFacts, bool) {
 	if f == nil || f.path != p {
 		return icm.MarkdownFacts{}, false
 	}
-	if k, ok := c.learned[f.id]; ok {
+	if k, ok := c.learned[f.id()]; ok {
 		return c.factsAt(k), true
 	}
-	return c.old.lookup(f.id)
+	return c.old.lookup(f.id())
 }
 
 // factRecord is one content id's facts but its placeholders.
@@ -224,7 +225,7 @@ func (c *factCache) Learned(i int, p string, data []byte, facts icm.MarkdownFact
 	h.Write(data)
 	var id Hash
 	h.Sum(id[:0])
-	if id != f.id {
+	if id != f.id() {
 		c.mismatch = true // changed since it was hashed: the next scan sees it
 		return
 	}
@@ -241,7 +242,7 @@ func (c *factCache) recheck() bool {
 			c.mismatch = true
 			continue
 		}
-		c.learn(u.f.id, u.facts)
+		c.learn(u.f.id(), u.facts)
 	}
 	return !c.mismatch
 }
@@ -268,14 +269,14 @@ func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
 			continue
 		}
 		var facts icm.MarkdownFacts
-		if j, ok := c.learned[f.id]; ok {
+		if j, ok := c.learned[f.id()]; ok {
 			facts = c.factsAt(j)
-		} else if facts, ok = c.old.lookup(f.id); !ok {
+		} else if facts, ok = c.old.lookup(f.id()); !ok {
 			continue
 		}
-		out = append(out, factRecord{id: f.id, lines: uint32(facts.Lines), truncated: facts.Truncated})
+		out = append(out, factRecord{id: f.id(), lines: uint32(facts.Lines), truncated: facts.Truncated})
 		if len(facts.Placeholders) > 0 {
-			ph[f.id] = facts.Placeholders
+			ph[f.id()] = facts.Placeholders
 		}
 	}
 	return factTable(out, ph)

@@ -27,14 +27,45 @@ type diskFile struct {
 	path  string
 	stamp fastio.Stamp
 	mode  FileMode
-	// id and sha256 are the content's, filled by hashing (or the cache).
-	id     Hash
-	sha256 [32]byte
 	// base is the file's index in the checkout's base, -1 when the base
 	// has no such path; clean says the stat cache vouches that the content
-	// is the base's (id and sha256 are then filled).
+	// is the base's, vouched.
 	base  int32
 	clean bool
+	// The content's git blob id and sha256 are vouched's (the base entry)
+	// when clean, own's once hashed: not copied into every file of a tree
+	// the scan finds unchanged (52 bytes a file, 520 KB of fresh memory
+	// per 10k-file walk-test).
+	vouched *statcache.Entry
+	own     *fileSum
+}
+
+// fileSum is a hashed file's git blob id and sha256.
+type fileSum struct {
+	id     Hash
+	sha256 [32]byte
+}
+
+// id is the file's git blob id: zero until it is hashed or vouched for.
+func (f *diskFile) id() Hash {
+	switch {
+	case f.own != nil:
+		return f.own.id
+	case f.vouched != nil:
+		return f.vouched.ID
+	}
+	return Hash{}
+}
+
+// sha256 is the file's content sha256, like id.
+func (f *diskFile) sha256() [32]byte {
+	switch {
+	case f.own != nil:
+		return f.own.sha256
+	case f.vouched != nil:
+		return f.vouched.SHA256
+	}
+	return [32]byte{}
 }
 
 // snapshot is what a scan saw of a checkout: its listing in fs.WalkDir
@@ -317,7 +348,7 @@ func matchFile(p string, i int, st fastio.Stamp, b *statcache.Cache, seen []bool
 		f.base = int32(i)
 		seen[i] = true
 		if be := &b.Files[i]; b.Clean(be, st, uint32(f.mode)) {
-			f.id, f.sha256, f.clean = be.ID, be.SHA256, true
+			f.vouched, f.clean = be, true
 		}
 	}
 	return f
@@ -389,8 +420,9 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 	if n != st.Size {
 		return fmt.Errorf("%w: %s changed size while it was read; run again", ErrConflict, f.path)
 	}
-	h1.Sum(f.id[:0])
-	h2.Sum(f.sha256[:0])
+	f.own = &fileSum{}
+	h1.Sum(f.own.id[:0])
+	h2.Sum(f.own.sha256[:0])
 	return nil
 }
 

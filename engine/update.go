@@ -252,7 +252,7 @@ func (e *Engine) planUpdate(ctx context.Context, p *Plan, stale []fileDiff, opts
 		case changed && sameFile(mine, d.New):
 			// Already the head's version here: only the manifest moves.
 			if mine != nil {
-				f.sha256 = p.changed[d.Path].sha256
+				f.sha256 = p.changed[d.Path].sha256()
 			}
 		case !changed:
 			f.write = true

@@ -206,7 +206,7 @@ func (p *Plan) changesCache(f *diskFile) bool {
 		return false
 	}
 	e := &p.base.Files[f.base]
-	back := e.ID == f.id && FileMode(e.Mode) == f.mode
+	back := e.ID == f.id() && FileMode(e.Mode) == f.mode
 	return back || e.Stamp != (fastio.Stamp{Size: e.Stamp.Size})
 }
 
@@ -219,7 +219,7 @@ func (p *Plan) classify() {
 			p.change(f)
 			continue
 		}
-		if be := &b.Files[f.base]; be.ID != f.id || FileMode(be.Mode) != f.mode {
+		if be := &b.Files[f.base]; be.ID != f.id() || FileMode(be.Mode) != f.mode {
 			p.Modified = append(p.Modified, PlanFile{Path: f.path, Size: f.stamp.Size, OldSize: be.Stamp.Size, Mode: modeText(f.mode)})
 			p.change(f)
 		}
@@ -329,7 +329,7 @@ func (p *Plan) restamp(files []statcache.Entry, committed bool) {
 		files[i].Stamp = fastio.Stamp{Size: files[i].Stamp.Size}
 	}
 	for _, f := range p.disk.files {
-		if f.base >= 0 && (committed || files[f.base].ID == f.id && FileMode(files[f.base].Mode) == f.mode) {
+		if f.base >= 0 && (committed || files[f.base].ID == f.id() && FileMode(files[f.base].Mode) == f.mode) {
 			files[f.base] = entryOf(f)
 		}
 	}
@@ -337,7 +337,7 @@ func (p *Plan) restamp(files []statcache.Entry, committed bool) {
 
 // entryOf is the base entry of a hashed (or vouched-for) scanned file.
 func entryOf(f *diskFile) statcache.Entry {
-	return statcache.Entry{Path: f.path, Stamp: f.stamp, ID: f.id, SHA256: f.sha256, Mode: uint32(f.mode)}
+	return statcache.Entry{Path: f.path, Stamp: f.stamp, ID: f.id(), SHA256: f.sha256(), Mode: uint32(f.mode)}
 }
 
 // scopedFindings keeps the findings about paths inside a partial

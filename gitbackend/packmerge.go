@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -219,17 +220,13 @@ func (s *mergeSource) scan(br *bufio.Reader) error {
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(s.idx) // it may be mapped (loadPackIndex)
 	n := len(s.idx.names) / 20
 	order := make([]int, n) // index positions in pack order
 	offs := make([]int64, n)
 	for i := range n {
 		order[i] = i
-		o := binary.BigEndian.Uint32(s.idx.off32[4*i:])
-		if o&0x80000000 == 0 {
-			offs[i] = int64(o)
-		} else {
-			offs[i] = int64(binary.BigEndian.Uint64(s.idx.off64[8*int(o&0x7fffffff):]))
-		}
+		offs[i] = s.idx.offset(i)
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(offs[a], offs[b]) })
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,7 @@ const scanEntryEnds = 64
 // entryEnd returns where the entry at off ends: the next entry's offset,
 // or the pack's trailer.
 func (x *rawIndex) entryEnd(off, packSize int64) int64 {
+	defer runtime.KeepAlive(x) // the index may be mapped (loadPackIndex)
 	if x.scans.Add(1) <= scanEntryEnds {
 		end := packSize - 20
 		for i := range len(x.off32) / 4 {
@@ -81,6 +83,7 @@ func (x *rawIndex) entryEnd(off, packSize int64) int64 {
 
 // offset returns the pack offset of the i-th entry in name order.
 func (x *rawIndex) offset(i int) int64 {
+	defer runtime.KeepAlive(x)
 	o := binary.BigEndian.Uint32(x.off32[4*i:])
 	if o&0x80000000 == 0 {
 		return int64(o)
@@ -125,6 +128,7 @@ func parseIndex(b []byte) (*rawIndex, error) {
 
 // find returns the pack offset of object h.
 func (x *rawIndex) find(h engine.Hash) (int64, bool) {
+	defer runtime.KeepAlive(x)
 	lo := 0
 	if h[0] > 0 {
 		lo = int(x.fanout[h[0]-1])
@@ -146,6 +150,7 @@ func (x *rawIndex) find(h engine.Hash) (int64, bool) {
 
 // goGit returns go-git's decoding of the same index (for delta reads).
 func (x *rawIndex) goGit() (*idxfile.MemoryIndex, error) {
+	defer runtime.KeepAlive(x)
 	x.gitOnce.Do(func() {
 		idx := idxfile.NewMemoryIndex()
 		if err := idxfile.NewDecoder(bytes.NewReader(x.raw)).Decode(idx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // packSet is the vault's view of objects/pack: the decoded index of every
@@ -127,13 +129,29 @@ func (v *Vault) addPack(name string) error {
 	return nil
 }
 
-// loadPackIndex reads a pack's index for the vault's lookups.
+// loadPackIndex maps a pack's index for the vault's lookups. A lookup
+// reads a few of its pages where reading the file whole would fill fresh
+// memory with it (a 100k-object index is 2.8 MiB: ~700 page faults per
+// command here). The mapping is released when the index is no longer
+// reachable (a pack merged away, the vault dropped); its methods keep it
+// alive while they read (runtime.KeepAlive). Pack indexes are written
+// whole and renamed into place, never changed in place.
 func loadPackIndex(path, name string) (*rawIndex, error) {
-	b, err := os.ReadFile(path)
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open pack index: %w", err)
 	}
-	return checkPackIndex(b, path, name)
+	b, release, err := fastio.MapFile(path, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("open pack index: %w", err)
+	}
+	idx, err := checkPackIndex(b, path, name)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	runtime.AddCleanup(idx, func(release func()) { release() }, release)
+	return idx, nil
 }
 
 // checkPackIndex wraps index file b (at path, of pack name).

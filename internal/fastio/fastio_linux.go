@@ -368,7 +368,7 @@ func (d *Dir) OpenBeneath(rel string) (f *File, ok bool, err error) {
 	}
 	var fd int
 	err = ignoringEINTR(func() (err error) {
-		fd, err = unix.Openat2(d.fd, rel, &how)
+		fd, err = openat2(d.fd, rel, &how)
 		return err
 	})
 	switch {
@@ -378,6 +378,27 @@ func (d *Dir) OpenBeneath(rel string) (f *File, ok bool, err error) {
 		return nil, true, &fs.PathError{Op: "open", Path: rel, Err: err}
 	}
 	return &File{fd: fd, name: rel}, true, nil
+}
+
+// cnames holds the NUL-terminated names openat2 passes to the kernel:
+// unix.Openat2 allocates one per call, ~470 KB of fresh memory for a tv
+// check that reads 10k Markdown files (a page fault per 4 KiB here).
+var cnames = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// openat2 is unix.Openat2 without an allocation per call.
+func openat2(dirfd int, rel string, how *unix.OpenHow) (int, error) {
+	if strings.IndexByte(rel, 0) >= 0 {
+		return -1, unix.EINVAL
+	}
+	bp := cnames.Get().(*[]byte)
+	b := append(append((*bp)[:0], rel...), 0)
+	r, _, e := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+	*bp = b
+	cnames.Put(bp)
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
 }
 
 // File is a file opened for reading by OpenBeneath.
