@@ -54,3 +54,9 @@ func rawClose(fd int) syscall.Errno {
 	}
 	return 0
 }
+
+// rawOpenat is openat(2) of the NUL-terminated name in folder dirfd.
+func rawOpenat(dirfd int, name *byte, flags int) (int, syscall.Errno) {
+	r, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(name)), uintptr(flags), 0, 0, 0)
+	return int(r), e
+}
