@@ -186,7 +186,13 @@ func (q *scanQueue) done(children []*dirScan, err error) {
 		q.todo = append(q.todo, children...)
 		q.pending += len(children)
 	}
-	q.cond.Broadcast()
+	if q.err != nil || q.pending == 0 {
+		q.cond.Broadcast() // the scan is over: every worker returns
+		return
+	}
+	for range children {
+		q.cond.Signal() // one worker per folder queued, not all of them
+	}
 }
 
 // collect appends d's entries and files, depth first, to the snapshot.

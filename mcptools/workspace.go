@@ -245,7 +245,9 @@ func (l *Local) open(id string) (workspace, *wsfs.FS, error) {
 // cachedRoot is the launch workspace opened once and kept for read_file:
 // each use first checks (one stat) that the launch path still names the
 // directory held open, which is what opening it afresh would give, for two
-// syscalls fewer than opening and closing it (see openRead).
+// syscalls fewer than opening and closing it (see openRead). Its FS holds
+// the directory (wsfs.FS.Hold), so a file directly in it is read on that
+// descriptor, without an os.File per read.
 type cachedRoot struct {
 	fs *wsfs.FS
 	fi os.FileInfo // the held directory's own stat
@@ -274,7 +276,7 @@ func (l *Local) openRead(id string) (w workspace, f *wsfs.FS, release func(), er
 		return w, nil, nil, err
 	}
 	dfi, err := f.Root().Stat(".")
-	if err != nil {
+	if err != nil || f.Hold() != nil {
 		return w, f, func() { f.Close() }, nil
 	}
 	c = &cachedRoot{fs: f, fi: dfi}

@@ -23,7 +23,15 @@
 //   - Dir.OpenBeneath opens a file below the checkout in one openat2 call
 //     (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) instead of an os.Root walk
 //     per path component; it reports ok=false where the kernel has no
-//     openat2, and the caller opens through os.Root.
+//     openat2, and the caller opens through os.Root. The open and the
+//     File's fstat, reads and close are raw system calls too, with the
+//     name in a pooled buffer: a tv check of 10k Markdown files made
+//     426–1,880 voluntary context switches before, 200–391 after (GNU
+//     time, three alternating runs at load 12; under strace 2,039 futex
+//     and 9,159 nanosleep calls before, 144 and 1,634 after). A file
+//     here is read from the page cache; on a file system that blocks
+//     (a stuck network mount) a raw call holds its thread's P until it
+//     returns.
 //   - MapFile maps the stat cache instead of reading it into fresh heap
 //     pages (a 10k-file cache is 1.5 MiB of new pages per walk-test);
 //     with the raw lstat it took tv workspace diff's CPU on 10k files

@@ -385,20 +385,21 @@ func (d *Dir) OpenBeneath(rel string) (f *File, ok bool, err error) {
 // check that reads 10k Markdown files (a page fault per 4 KiB here).
 var cnames = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
-// openat2 is unix.Openat2 without an allocation per call.
+// openat2 is unix.Openat2 without an allocation per call, and raw where
+// rawOpenat2 is.
 func openat2(dirfd int, rel string, how *unix.OpenHow) (int, error) {
 	if strings.IndexByte(rel, 0) >= 0 {
 		return -1, unix.EINVAL
 	}
 	bp := cnames.Get().(*[]byte)
 	b := append(append((*bp)[:0], rel...), 0)
-	r, _, e := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+	fd, e := rawOpenat2(dirfd, &b[0], how)
 	*bp = b
 	cnames.Put(bp)
 	if e != 0 {
 		return -1, e
 	}
-	return int(r), nil
+	return fd, nil
 }
 
 // File is a file opened for reading by OpenBeneath.
@@ -410,12 +411,12 @@ type File struct {
 // Read reads as io.Reader does.
 func (f *File) Read(p []byte) (int, error) {
 	for {
-		n, err := unix.Read(f.fd, p)
+		n, e := rawRead(f.fd, p)
 		switch {
-		case err == unix.EINTR:
+		case e == unix.EINTR:
 			continue
-		case err != nil:
-			return 0, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		case e != 0:
+			return 0, &fs.PathError{Op: "read", Path: f.name, Err: e}
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
 		}
@@ -426,11 +427,20 @@ func (f *File) Read(p []byte) (int, error) {
 // Stat stamps the open file.
 func (f *File) Stat() (Stamp, error) {
 	var st unix.Stat_t
-	if err := ignoringEINTR(func() error { return unix.Fstat(f.fd, &st) }); err != nil {
-		return Stamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: err}
+	e := rawFstat(f.fd, &st)
+	for e == unix.EINTR {
+		e = rawFstat(f.fd, &st)
+	}
+	if e != 0 {
+		return Stamp{}, &fs.PathError{Op: "fstat", Path: f.name, Err: e}
 	}
 	return stampOfStat(&st), nil
 }
 
 // Close closes the file.
-func (f *File) Close() error { return unix.Close(f.fd) }
+func (f *File) Close() error {
+	if e := rawClose(f.fd); e != 0 {
+		return e
+	}
+	return nil
+}

@@ -27,7 +27,9 @@
 //     structured content three to four times, most of a read_file call's
 //     time; the Transport writes those bytes for the placeholder the SDK's
 //     JSON-RPC layer marshals (a text block that is the structured JSON is
-//     quoted by escaping quotes and backslashes only). A pipe or socket
+//     quoted by escaping quotes and backslashes only), framing the
+//     response in room left before them in a recycled buffer
+//     (resultHeadroom) rather than copying them. A pipe or socket
 //     stdin is read through Go's poller (pollin_unix.go; a pipe or FIFO
 //     opened anew, so the parent's descriptor stays blocking), by the
 //     SDK's read loop itself, so the goroutines handling a line run on the

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -35,10 +36,11 @@ func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
 // EncodedResult returns a result whose structured content is b, JSON that
 // json.Marshal produced (compact and valid: it is not scanned again), and
 // whose one text block is b too, as protocol 2025-06-18 recommends for
-// clients that read only text.
+// clients that read only text. The text shares b's bytes (no copy of what
+// can be megabytes): b must not be changed afterwards.
 func EncodedResult(b []byte) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: unsafe.String(unsafe.SliceData(b), len(b))}},
 		StructuredContent: encodedJSON(b),
 	}
 }
@@ -56,44 +58,81 @@ type onceEncoded struct {
 // writes for the same result, or, with a store, a placeholder the
 // Transport replaces by those bytes (TestOnceEncodedMatchesSDK).
 func (r onceEncoded) MarshalJSON() ([]byte, error) {
-	b, err := r.encode()
-	if err != nil || r.store == nil {
+	if r.store == nil {
+		b, _, err := r.encode(false)
 		return b, err
 	}
-	return r.store.put(b), nil
+	b, framed, err := r.encode(true)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.put(b, framed), nil
 }
+
+// resultHeadroom is the room encode leaves, for the Transport, before a
+// result it encodes into a pooled buffer: enough for the response's head
+// ({"jsonrpc":"2.0","id":ID,"result":) with an id of up to 30 bytes, so
+// the response is framed in place (frameResponse) instead of copied.
+const resultHeadroom = 64
+
+// resultBufs recycles the buffers of results the Transport has written
+// (*[]byte, each at least a result's size plus resultHeadroom).
+var resultBufs sync.Pool
 
 // encode returns the result's encoding: in one pass for the shape of a
 // tv result (one escape of the text, one copy of the structured
-// content), else the SDK's.
-func (r onceEncoded) encode() ([]byte, error) {
+// content), else the SDK's. With framed, a one-pass encoding is written
+// into a buffer from resultBufs after resultHeadroom free bytes, with two
+// spare bytes of capacity after it ("}\n"), and framed is true.
+func (r onceEncoded) encode(frame bool) (b []byte, framed bool, err error) {
 	res := r.CallToolResult
 	sc, ok := res.StructuredContent.(encodedJSON)
 	if !ok || res.Meta != nil || res.IsError || res.InputRequests != nil || res.RequestState != "" || len(res.Content) != 1 {
-		return res.MarshalJSON()
+		b, err = res.MarshalJSON()
+		return b, false, err
 	}
 	text, ok := res.Content[0].(*mcp.TextContent)
 	if !ok || text.Meta != nil || text.Annotations != nil {
-		return res.MarshalJSON()
+		b, err = res.MarshalJSON()
+		return b, false, err
 	}
 	const (
 		head = `{"content":[{"type":"text","text":`
 		mid  = `}],"structuredContent":`
 	)
-	b := make([]byte, 0, len(head)+len(text.Text)+len(text.Text)/4+len(mid)+len(sc)+1)
+	size := len(head) + len(text.Text) + len(text.Text)/4 + len(mid) + len(sc) + 1
+	if frame {
+		b = resultBuf(resultHeadroom + size + 2)[:resultHeadroom]
+	} else {
+		b = make([]byte, 0, size)
+	}
 	b = append(b, head...)
 	if string(sc) == text.Text && utf8.Valid(sc) {
 		b = appendQuotedJSON(b, sc)
 	} else {
 		quoted, err := json.Marshal(text.Text) // HTML-escaped, as TextContent.MarshalJSON does
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		b = append(b, quoted...)
 	}
 	b = append(b, mid...)
 	b = append(b, sc...)
-	return append(b, '}'), nil
+	return append(b, '}'), frame, nil
+}
+
+// resultBuf returns an empty buffer of at least n bytes' capacity, a
+// recycled one when the pool has one that large.
+func resultBuf(n int) []byte {
+	if p, ok := resultBufs.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// recycle returns a written result's buffer to resultBufs.
+func recycle(buf []byte) {
+	resultBufs.Put(&buf)
 }
 
 // appendQuotedJSON appends js, valid UTF-8 that json.Marshal produced, as
@@ -124,44 +163,57 @@ func appendQuotedJSON(b, js []byte) []byte {
 type resultStore struct {
 	mu   sync.Mutex
 	next uint64
-	m    map[uint64][]byte
+	m    map[uint64]storedResult
+}
+
+// storedResult is a result's encoding: buf, or with framed, buf after
+// resultHeadroom free bytes in a buffer of resultBufs.
+type storedResult struct {
+	buf    []byte
+	framed bool
+}
+
+// result returns the encoding itself.
+func (r storedResult) result() json.RawMessage {
+	if r.framed {
+		return r.buf[resultHeadroom:]
+	}
+	return r.buf
 }
 
 // placeholderPrefix starts every placeholder; no CallToolResult encoding
 // starts so (its first member is _meta or content).
 const placeholderPrefix = `{"tv.encoded":`
 
-// put keeps b and returns the placeholder that take exchanges for it.
-func (s *resultStore) put(b []byte) []byte {
+// put keeps b (framed: see storedResult) and returns the placeholder that
+// take exchanges for it.
+func (s *resultStore) put(b []byte, framed bool) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[uint64][]byte{}
+		s.m = map[uint64]storedResult{}
 	}
 	s.next++
-	s.m[s.next] = b
+	s.m[s.next] = storedResult{b, framed}
 	return append(strconv.AppendUint([]byte(placeholderPrefix), s.next, 10), '}')
 }
 
-// take returns the bytes result (a response's result as the SDK
-// encoded it) stands for and forgets them; any other result is returned
-// as it is.
-func (s *resultStore) take(result json.RawMessage) json.RawMessage {
+// take returns the encoding result (a response's result as the SDK
+// encoded it) stands for and forgets it; ok is false for any other
+// result.
+func (s *resultStore) take(result json.RawMessage) (r storedResult, ok bool) {
 	if s == nil || !bytes.HasPrefix(result, []byte(placeholderPrefix)) {
-		return result
+		return r, false
 	}
 	n, err := strconv.ParseUint(string(bytes.TrimSuffix(result[len(placeholderPrefix):], []byte("}"))), 10, 64)
 	if err != nil {
-		return result
+		return r, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, ok := s.m[n]
-	if !ok {
-		return result
-	}
+	r, ok = s.m[n]
 	delete(s.m, n)
-	return b
+	return r, ok
 }
 
 // storeKey is the context key of the resultStore of a session written by

@@ -3,8 +3,10 @@ package mcpkit
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -62,11 +64,31 @@ func TestOnceEncodedMatchesSDK(t *testing.T) {
 			// Transport takes the same bytes for it, once.
 			store := &resultStore{}
 			placeholder := sdkEncoding(t, onceEncoded{tc.res, store})
-			if got := store.take(placeholder); !bytes.Equal(got, want) {
-				t.Errorf("taken for %s\n got %s\nwant %s", placeholder, got, want)
+			taken, ok := store.take(placeholder)
+			if !ok || !bytes.Equal(taken.result(), want) {
+				t.Errorf("taken for %s\n got %s\nwant %s", placeholder, taken.result(), want)
 			}
-			if again := store.take(placeholder); !bytes.Equal(again, placeholder) || len(store.m) != 0 {
-				t.Errorf("second take of %s: %s, store %v", placeholder, again, store.m)
+			if _, again := store.take(placeholder); again || len(store.m) != 0 {
+				t.Errorf("second take of %s succeeded, store %v", placeholder, store.m)
+			}
+			// A one-pass result is framed in place: the same line as
+			// encodeResponse's, for every id that fits the headroom.
+			for _, id := range []string{`1`, `"abc"`, `9007199254740993`, `"` + strings.Repeat("i", 28) + `"`, `"` + strings.Repeat("i", 40) + `"`} {
+				wantLine, err := encodeResponse(json.RawMessage(id), &jsonrpc.Response{Result: taken.result()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				line, framed := frameResponse(json.RawMessage(id), taken.buf)
+				switch {
+				case !taken.framed:
+					continue
+				case !framed && len(id) <= 30:
+					t.Errorf("id %s (%d bytes) did not fit the headroom", id, len(id))
+				case framed && !bytes.Equal(line, wantLine):
+					t.Errorf("framed with id %s\n got %s\nwant %s", id, line, wantLine)
+				case framed && cap(line)-len(line) < 1:
+					t.Errorf("framed line with id %s has no room for its newline", id)
+				}
 			}
 		})
 	}

@@ -93,13 +93,15 @@ func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writ
 }
 
 // ServerGCPercent is the garbage collector's target a tv MCP server runs
-// with (GOGC; the default is 100). A server is long-lived and allocates
-// ~150 KB per read_file call (64 KiB of it the SDK's two params decodings,
-// each with a fresh 32 KiB buffer); collecting a quarter as often halved
-// the in-process call's wall time on the loaded bench machine
-// (BenchmarkReadFileLine) while the heap stays a few MiB and flat
-// (bench/mcp's RSS check).
-const ServerGCPercent = 400
+// with (GOGC), Go's default. A larger target was tried (400: a quarter as
+// many collections, which halved the in-process call's time in
+// BenchmarkReadFileLine) but made the spawned server slower: its heap then
+// spans four times the pages between collections, and on the bench
+// machine (a virtual machine where a page fault is dear) the server took
+// 1.6 page faults per read_file call instead of 0.7 (perf stat over 3,000
+// calls) and answered 10–15 % later in interleaved runs of 100, 200 and
+// 400 (bench/mcp's lean client, the three side by side with node).
+const ServerGCPercent = 100
 
 // TuneGC sets ServerGCPercent unless the user set GOGC (getenv looks it
 // up). Call it from the command that runs a server, once.

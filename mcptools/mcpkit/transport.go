@@ -231,10 +231,15 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return c.writeLine(data)
 	}
+	var stored storedResult
 	if resp.Error == nil {
-		r := *resp
-		r.Result = c.results.take(resp.Result) // always, so a dropped answer frees its bytes
-		resp = &r
+		// Always taken, so a dropped answer frees its bytes.
+		if sr, ok := c.results.take(resp.Result); ok {
+			stored = sr
+			r := *resp
+			r.Result = sr.result()
+			resp = &r
+		}
 	}
 	c.mu.Lock()
 	p := c.pending[resp.ID]
@@ -262,6 +267,13 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return nil
 	}
+	if p.batch == nil && stored.framed {
+		if line, ok := frameResponse(p.raw, stored.buf); ok {
+			err := c.writeLine(line)
+			recycle(stored.buf)
+			return err
+		}
+	}
 	data, err := encodeResponse(p.raw, resp)
 	if err != nil {
 		return err
@@ -270,6 +282,26 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.batchAnswer(p.batch, data)
 	}
 	return c.writeLine(data)
+}
+
+// responseHead and responseMid frame a result: head, the id, mid, the
+// result, "}".
+const (
+	responseHead = `{"jsonrpc":"2.0","id":`
+	responseMid  = `,"result":`
+)
+
+// frameResponse writes the response's head into the headroom of buf, a
+// stored result's framed buffer (see resultHeadroom), and "}" after the
+// result: the bytes encodeResponse returns, without copying the result.
+// ok is false when the id does not fit the headroom.
+func frameResponse(id json.RawMessage, buf []byte) ([]byte, bool) {
+	start := resultHeadroom - len(responseHead) - len(id) - len(responseMid)
+	if start < 0 {
+		return nil, false
+	}
+	head := append(append(append(buf[start:start], responseHead...), id...), responseMid...)
+	return append(buf[start:start+len(head)+len(buf)-resultHeadroom], '}'), true
 }
 
 // mayNotify reports whether a list-changed notification may be sent now:
@@ -300,10 +332,10 @@ func encodeResponse(id json.RawMessage, resp *jsonrpc.Response) ([]byte, error) 
 		if result == nil {
 			result = json.RawMessage("{}")
 		}
-		b := make([]byte, 0, len(result)+len(id)+40)
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b := make([]byte, 0, len(responseHead)+len(id)+len(responseMid)+len(result)+2)
+		b = append(b, responseHead...)
 		b = append(b, id...)
-		b = append(b, `,"result":`...)
+		b = append(b, responseMid...)
 		b = append(b, result...)
 		return append(b, '}'), nil
 	}
