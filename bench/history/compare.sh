@@ -126,13 +126,15 @@ relative() { # tv|git -> lines "median min commit", highest median first
 		n=split($0, v, "\t"); for(i=1;i<=n;i++) for(j=i+1;j<=n;j++) if(v[j]<v[i]){t=v[i];v[i]=v[j];v[j]=t}
 		print (n%2)?v[(n+1)/2]:(v[n/2]+v[n/2+1])/2, v[1], NR}' | sort -g -r
 }
+# (Reading sort's output whole: `| head -1` would end it with SIGPIPE,
+# which pipefail turns into the script's exit 141.)
 relative tv >"$TOP/tv.relsorted"
 relative git >"$TOP/git.relsorted"
 read -r struct _ struct_at <<<"$(head -1 "$TOP/tv.relsorted")"
 top5=$(head -5 "$TOP/tv.relsorted" | awk '{printf "%s%d (%.2f)", (NR>1?", ":""), $3, $1}')
-tvmin=$(sort -g -r -k2 "$TOP/tv.relsorted" | head -1 | awk '{printf "%.2f at commit %d", $2, $3}')
+tvmin=$(sort -g -r -k2 "$TOP/tv.relsorted" | awk 'NR==1{printf "%.2f at commit %d", $2, $3}')
 gitstruct=$(head -1 "$TOP/git.relsorted" | awk '{printf "%.2f at commit %d", $1, $3}')
-gitmin=$(sort -g -r -k2 "$TOP/git.relsorted" | head -1 | awk '{printf "%.2f at commit %d", $2, $3}')
+gitmin=$(sort -g -r -k2 "$TOP/git.relsorted" | awk 'NR==1{printf "%.2f at commit %d", $2, $3}')
 
 ratios() { # expression over the summary fields, one value per run
 	for r in $(seq "$RUNS"); do awk "{printf \"%.2f\\n\", $1}" "$TOP/$r/summary"; done
