@@ -380,26 +380,20 @@ func (d *Dir) OpenBeneath(rel string) (f *File, ok bool, err error) {
 	return &File{fd: fd, name: rel}, true, nil
 }
 
-// cnames holds the NUL-terminated names openat2 passes to the kernel:
+// cnames holds the NUL-terminated names fastio passes to the kernel
+// (withCName):
 // unix.Openat2 allocates one per call, ~470 KB of fresh memory for a tv
 // check that reads 10k Markdown files (a page fault per 4 KiB here).
 var cnames = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
-// openat2 is unix.Openat2 without an allocation per call, and raw where
-// rawOpenat2 is.
-func openat2(dirfd int, rel string, how *unix.OpenHow) (int, error) {
-	if strings.IndexByte(rel, 0) >= 0 {
-		return -1, unix.EINVAL
-	}
-	bp := cnames.Get().(*[]byte)
-	b := append(append((*bp)[:0], rel...), 0)
-	fd, e := rawOpenat2(dirfd, &b[0], how)
-	*bp = b
-	cnames.Put(bp)
-	if e != 0 {
-		return -1, e
-	}
-	return fd, nil
+// openat2 is unix.Openat2 without an allocation per call (withCName),
+// and raw where rawOpenat2 is.
+func openat2(dirfd int, rel string, how *unix.OpenHow) (fd int, err error) {
+	err = withCName(rel, func(c *byte) (e unix.Errno) {
+		fd, e = rawOpenat2(dirfd, c, how)
+		return e
+	})
+	return fd, err
 }
 
 // File is a file opened for reading by OpenBeneath.
