@@ -21,6 +21,11 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %d, want -1", p, got)
 		}
 	}
+	for dir, want := range map[string]bool{"b": true, "b/c": true, "b/e": true, "c": true, "a": false, "b/d": false, "q": false} {
+		if got := c.HasUnder(dir); got != want {
+			t.Errorf("HasUnder(%q) = %v, want %v", dir, got, want)
+		}
+	}
 	tests := []struct {
 		prefix, name string
 		lo, hi, want int

@@ -189,9 +189,8 @@ func (c *Cache) Listing(rel string, st fastio.Stamp) []fastio.Dirent {
 
 // HasUnder reports whether some file lies below folder dir.
 func (c *Cache) HasUnder(dir string) bool {
-	prefix := dir + "/"
-	i, _ := slices.BinarySearchFunc(c.Files, prefix, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
-	return i < len(c.Files) && strings.HasPrefix(c.Files[i].Path, prefix)
+	lo, hi := c.Under(dir + "/")
+	return lo < hi
 }
 
 // Loaded reports whether c was read from a cache file (Load).
