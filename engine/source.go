@@ -99,7 +99,7 @@ func (inv *inventory) addFile(f sourceFile) error {
 	}
 	inv.total += f.size
 	if inv.total > MaxImportBytes {
-		return fmt.Errorf("%w: more than %d bytes (%d GiB) in total", ErrRefused, MaxImportBytes, MaxImportBytes>>30)
+		return fmt.Errorf("%w: more than %d bytes (%d GiB) in total", ErrRefused, int64(MaxImportBytes), MaxImportBytes>>30)
 	}
 	inv.files = append(inv.files, f)
 	return nil

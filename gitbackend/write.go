@@ -348,7 +348,7 @@ func (w *packWriter) seal() (*pendingPack, error) {
 // of everything before it) and returns the trailer.
 func (w *packWriter) writeTrailer() ([20]byte, error) {
 	var packSum [20]byte
-	if len(w.entries) > 1<<32-1 {
+	if int64(len(w.entries)) > 1<<32-1 {
 		return packSum, fmt.Errorf("%w: %d objects do not fit in one pack", engine.ErrRefused, len(w.entries))
 	}
 	if err := w.bw.Flush(); err != nil {

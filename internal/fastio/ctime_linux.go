@@ -3,4 +3,4 @@ package fastio
 import "syscall"
 
 // ctimeNanos is a stat's change time in nanoseconds.
-func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
+func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }

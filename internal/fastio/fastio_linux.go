@@ -312,8 +312,8 @@ func (l *Lister) Close() { unix.Close(l.fd) }
 func stampOfStat(st *unix.Stat_t) Stamp {
 	return Stamp{
 		Size:  st.Size,
-		Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
-		Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+		Mtime: st.Mtim.Nano(),
+		Ctime: st.Ctim.Nano(),
 		Ino:   st.Ino,
 		Mode:  uint32(fileModeOfStat(uint32(st.Mode))),
 	}
