@@ -44,7 +44,13 @@ type packEntryHead struct {
 // parseEntryHead parses the entry header at the start of b, the entry's
 // bytes at pack offset off, and refuses a type git does not write.
 func parseEntryHead(b []byte, off int64) (packEntryHead, error) {
-	r := bytes.NewReader(b)
+	return parseEntryHeadWith(new(bytes.Reader), b, off)
+}
+
+// parseEntryHeadWith is parseEntryHead reading through r, which it
+// resets to b: a caller parsing many entries (a merge's scan) reuses one.
+func parseEntryHeadWith(r *bytes.Reader, b []byte, off int64) (packEntryHead, error) {
+	r.Reset(b)
 	h, err := readEntryHead(r, off)
 	if errors.Is(err, io.EOF) {
 		return h, errors.New("entry header is truncated")
@@ -110,8 +116,15 @@ func readEntryHead(r entryReader, off int64) (packEntryHead, error) {
 		}
 		h.baseOff = off - rel
 	case typeRefDelta:
-		if _, err := io.ReadFull(r, h.baseID[:]); err != nil {
-			return h, err
+		// Byte by byte: handing h's array to r's Read would move h, one
+		// per entry parsed, to the heap.
+		for i := range h.baseID {
+			if h.baseID[i], err = r.ReadByte(); err != nil {
+				if errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF
+				}
+				return h, err
+			}
 		}
 	}
 	return h, nil
