@@ -106,7 +106,7 @@ func (e *Engine) judge(ctx context.Context, p *Plan) error {
 // entry is the file (nil when deleted).
 func (p *Plan) localVersion(path string) (entry *FileEntry, changed bool) {
 	if f := p.changed[path]; f != nil {
-		return &FileEntry{Path: path, Mode: f.mode, ID: f.id(), Size: f.stamp.Size}, true
+		return &FileEntry{Path: path, Mode: f.mode, ID: f.id(), Size: f.stamp().Size}, true
 	}
 	i := p.base.Lookup(path)
 	if i >= 0 && !p.disk.seen[i] {

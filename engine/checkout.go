@@ -98,7 +98,7 @@ func (e *Engine) Checkout(ctx context.Context, workspace, dir string) (res *Chec
 	var total int64
 	for i, f := range written {
 		b.Files[i] = entryOf(f)
-		total += f.stamp.Size
+		total += f.stamp().Size
 	}
 	slices.SortFunc(b.Files, func(x, y statcache.Entry) int { return strings.Compare(x.Path, y.Path) })
 	// The written records are copied into b: nothing uses them from here
@@ -418,10 +418,10 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 	}
 	written := &struct {
 		diskFile
-		sum fileSum
-	}{diskFile: diskFile{path: f.Path, stamp: stamp, mode: f.Mode}} // one allocation
+		state fileState
+	}{diskFile: diskFile{path: f.Path, mode: f.Mode}, state: fileState{stamp: stamp, hashed: true}} // one allocation
 	df := &written.diskFile
-	df.own = &written.sum
+	df.own = &written.state
 	h1.Sum(df.own.id[:0])
 	h2.Sum(df.own.sha256[:0])
 	if df.own.id != f.ID {

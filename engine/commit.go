@@ -330,7 +330,7 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.Path, err)
 		}
-		id, err := w.WriteBlob(fh, f.stamp.Size)
+		id, err := w.WriteBlob(fh, f.stamp().Size)
 		fh.Close()
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrUsage) {
 			return fmt.Errorf("%w: %s changed size while committing (%v); run the commit again", ErrConflict, c.Path, err)
@@ -411,7 +411,7 @@ func (p *Plan) logEntry(version Hash) ([]byte, error) {
 		for _, pf := range l {
 			f := p.changed[pf.Path]
 			sum := f.sha256()
-			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id(), SHA256: hex.EncodeToString(sum[:]), Size: f.stamp.Size, Mode: modeText(f.mode)})
+			entry.Files = append(entry.Files, ManifestFile{Path: f.path, Version: f.id(), SHA256: hex.EncodeToString(sum[:]), Size: f.stamp().Size, Mode: modeText(f.mode)})
 		}
 	}
 	return json.Marshal(entry)

@@ -238,7 +238,7 @@ func (c *factCache) Learned(i int, p string, data []byte, facts icm.MarkdownFact
 func (c *factCache) recheck() bool {
 	for _, u := range c.unsure {
 		fi, err := os.Lstat(filepath.Join(c.disk.root.Name(), filepath.FromSlash(u.f.path)))
-		if err != nil || fastio.StampOf(fi) != u.f.stamp {
+		if err != nil || fastio.StampOf(fi) != u.f.stamp() {
 			c.mismatch = true
 			continue
 		}

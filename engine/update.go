@@ -516,7 +516,7 @@ func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
 		}
 		if !f.write {
 			if df := p.changed[f.path]; df != nil {
-				e.Stamp = df.stamp
+				e.Stamp = df.stamp()
 			}
 		}
 		byPath[f.path] = e

@@ -215,12 +215,12 @@ func (p *Plan) classify() {
 	b := p.base
 	for _, f := range p.disk.files {
 		if f.base < 0 {
-			p.Added = append(p.Added, PlanFile{Path: f.path, Size: f.stamp.Size, Mode: modeText(f.mode)})
+			p.Added = append(p.Added, PlanFile{Path: f.path, Size: f.stamp().Size, Mode: modeText(f.mode)})
 			p.change(f)
 			continue
 		}
 		if be := &b.Files[f.base]; be.ID != f.id() || FileMode(be.Mode) != f.mode {
-			p.Modified = append(p.Modified, PlanFile{Path: f.path, Size: f.stamp.Size, OldSize: be.Stamp.Size, Mode: modeText(f.mode)})
+			p.Modified = append(p.Modified, PlanFile{Path: f.path, Size: f.stamp().Size, OldSize: be.Stamp.Size, Mode: modeText(f.mode)})
 			p.change(f)
 		}
 	}
@@ -325,19 +325,25 @@ func (p *Plan) restampBase() *statcache.Cache {
 // entries of the files whose content is their base version — of every
 // scanned base file when committed — and leaves the others unstamped.
 func (p *Plan) restamp(files []statcache.Entry, committed bool) {
-	for i := range files {
-		files[i].Stamp = fastio.Stamp{Size: files[i].Stamp.Size}
-	}
+	// The scan's entries first: a clean file's stamp is its base entry's
+	// (diskFile.vouched), which may be files[f.base] itself.
+	stamped := make([]bool, len(files))
 	for _, f := range p.disk.files {
 		if f.base >= 0 && (committed || files[f.base].ID == f.id() && FileMode(files[f.base].Mode) == f.mode) {
 			files[f.base] = entryOf(f)
+			stamped[f.base] = true
+		}
+	}
+	for i := range files {
+		if !stamped[i] {
+			files[i].Stamp = fastio.Stamp{Size: files[i].Stamp.Size}
 		}
 	}
 }
 
 // entryOf is the base entry of a hashed (or vouched-for) scanned file.
 func entryOf(f *diskFile) statcache.Entry {
-	return statcache.Entry{Path: f.path, Stamp: f.stamp, ID: f.id(), SHA256: f.sha256(), Mode: uint32(f.mode)}
+	return statcache.Entry{Path: f.path, Stamp: f.stamp(), ID: f.id(), SHA256: f.sha256(), Mode: uint32(f.mode)}
 }
 
 // scopedFindings keeps the findings about paths inside a partial
