@@ -3,10 +3,14 @@
 package statcache
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/thalix/tv/internal/fastio"
 )
@@ -30,8 +34,79 @@ func TestMappedCutShort(t *testing.T) {
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	c, err := decodeMapped(mapped)
+	c, err := decodeMapped(mapped, true)
 	if c != nil || err == nil || !strings.Contains(err.Error(), "changed while it was read") {
 		t.Fatalf("decode of a truncated mapping = %v, %v; want the fault reported as an error", c, err)
 	}
+}
+
+// TestRetainedMapping: after RetainMappings, Load reads the same cache
+// (header, files, listings, a record appended after the snapshot) as
+// without it, and its paths point into the file's mapping, not into a
+// copy on the heap; a cache file replaced later does not change the
+// loaded one.
+func TestRetainedMapping(t *testing.T) {
+	c := &Cache{
+		Header: testHeader(),
+		Files: []Entry{
+			{Path: "a/b.md", Mode: 0o100644, ID: [20]byte{5}, SHA256: [32]byte{6}, Stamp: fastio.Stamp{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Mode: 0o644}},
+			{Path: "a/c", Mode: 0o100755},
+		},
+		Dirs: map[string]*Dir{
+			".": {Entries: []fastio.Dirent{{Name: "a", Type: fs.ModeDir}}},
+			"a": {Stamp: fastio.Stamp{Ino: 9}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "c"}}},
+		},
+	}
+	path := save(t, c)
+	loaded, err := Load(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loaded.Append(path, &Record{Baseline: [20]byte{2}, Set: []Entry{{Path: "a/d.md", Mode: 0o100644}}}, 1<<62); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := Load(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	retainMappings.Store(true)
+	defer retainMappings.Store(false)
+	retained, err := Load(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(retained.Header, copied.Header) || !reflect.DeepEqual(retained.Files, copied.Files) || !reflect.DeepEqual(retained.Dirs, copied.Dirs) {
+		t.Fatalf("retained load\n%+v\n%+v\ncopied load\n%+v\n%+v", retained.Header, retained.Files, copied.Header, copied.Files)
+	}
+	if len(retained.Files) != 3 {
+		t.Fatalf("retained load has %d files, want 3 (the appended record applied)", len(retained.Files))
+	}
+	if !inMappingOf(t, path, retained.Files[0].Path) || inMappingOf(t, path, copied.Files[0].Path) {
+		t.Errorf("retained path in the file's mapping: %v, copied path there: %v (want true, false)",
+			inMappingOf(t, path, retained.Files[0].Path), inMappingOf(t, path, copied.Files[0].Path))
+	}
+	if err := c.Save(path, 1<<62); err != nil { // replaces the file: a new inode
+		t.Fatal(err)
+	}
+	if retained.Files[0].Path != "a/b.md" || retained.Files[2].Path != "a/d.md" {
+		t.Fatalf("retained cache changed with the file: %q, %q", retained.Files[0].Path, retained.Files[2].Path)
+	}
+}
+
+// inMappingOf reports whether s's bytes lie in a mapping of the file at
+// path, from /proc/self/maps.
+func inMappingOf(t *testing.T, path, s string) bool {
+	t.Helper()
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	for _, l := range strings.Split(string(maps), "\n") {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(l, "%x-%x", &lo, &hi); n == 2 && strings.HasSuffix(l, " "+path) && lo <= p && p < hi {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/thalix/tv/internal/fastio"
@@ -101,8 +102,11 @@ func Load(path string, max int64) (*Cache, error) {
 		release()
 		return nil, fmt.Errorf("%s changed while it was read", path)
 	}
-	c, err := decodeMapped(data)
-	release()
+	retain := retainMappings.Load()
+	c, err := decodeMapped(data, !retain)
+	if err != nil || !retain {
+		release()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +116,27 @@ func Load(path string, max int64) (*Cache, error) {
 	return c, nil
 }
 
-// decodeMapped decodes a cache from mapped bytes (fastio.MapFile) and
-// moves its strings out of them (internStrings), so that nothing points
-// into the mapping once it is released. A file cut short while it was
-// read faults; that is an unusable cache, not a crash.
-func decodeMapped(data []byte) (c *Cache, err error) {
+// retainMappings is RetainMappings' setting.
+var retainMappings atomic.Bool
+
+// RetainMappings makes every later Load of this process leave the cache
+// file mapped until the process exits, with the cache's paths and names
+// cut from the mapping instead of copied out of it (internStrings): a
+// 10k-file cache's strings are ~660 KB of fresh memory per command,
+// ~165 page faults that cost more than the rest of reading the cache
+// here. Only a process that loads a few caches and exits (a tv command)
+// may call it; a server, which loads caches for as long as it runs,
+// must not. tv writes a cache file by renaming a new one into place or
+// by appending to it, never by cutting it short, so a retained mapping
+// stays whole; a file cut short by something else faults.
+func RetainMappings() { retainMappings.Store(true) }
+
+// decodeMapped decodes a cache from mapped bytes (fastio.MapFile); with
+// intern it moves the cache's strings out of them (internStrings), so
+// that nothing points into the mapping once it is released. A file cut
+// short while it was read faults; that is an unusable cache, not a
+// crash.
+func decodeMapped(data []byte, intern bool) (c *Cache, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -126,7 +146,9 @@ func decodeMapped(data []byte) (c *Cache, err error) {
 	if c, err = decode(data); err != nil {
 		return nil, err
 	}
-	c.internStrings()
+	if intern {
+		c.internStrings()
+	}
 	return c, nil
 }
 
