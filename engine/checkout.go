@@ -418,17 +418,18 @@ func (e *Engine) writeOne(ctx context.Context, dir *fastio.Dir, f FileEntry, buf
 	}
 	written := &struct {
 		diskFile
-		state fileState
-	}{diskFile: diskFile{path: f.Path, mode: f.Mode}, state: fileState{stamp: stamp, hashed: true}} // one allocation
+		stamp fastio.Stamp
+		sum   fileSum
+	}{diskFile: diskFile{path: f.Path, mode: f.Mode}, stamp: stamp} // one allocation
 	df := &written.diskFile
-	df.own = &written.state
-	h1.Sum(df.own.id[:0])
-	h2.Sum(df.own.sha256[:0])
-	if df.own.id != f.ID {
-		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.own.id, f.ID)
+	df.st, df.sum = &written.stamp, &written.sum
+	h1.Sum(df.sum.id[:0])
+	h2.Sum(df.sum.sha256[:0])
+	if df.sum.id != f.ID {
+		return nil, fmt.Errorf("verify %s: content hashes to %s, not its version %s: the vault is damaged (run `git fsck`)", f.Path, df.sum.id, f.ID)
 	}
 	if note {
-		facts.add(df.own.id, learnt)
+		facts.add(df.sum.id, learnt)
 	}
 	return df, nil
 }
