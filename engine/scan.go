@@ -34,9 +34,8 @@ type diskFile struct {
 	// A clean file's stamp, git blob id and sha256 are vouched's (the base
 	// entry); any other file's stamp is *st (kept in an array per folder)
 	// and its sums are *sum once hashed. Nothing is copied into every
-	// file of a tree the scan finds unchanged: 48 bytes a file instead of
-	// 140 (a 10k-file walk-test touched ~900 KB of fresh memory for its
-	// files).
+	// file of a tree the scan finds unchanged: 56 bytes a file instead of
+	// 88 (320 KB less fresh memory per 10k-file walk-test).
 	vouched *statcache.Entry
 	st      *fastio.Stamp
 	sum     *fileSum
