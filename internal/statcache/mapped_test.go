@@ -4,7 +4,6 @@ package statcache
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,17 +45,7 @@ func TestMappedCutShort(t *testing.T) {
 // copy on the heap; a cache file replaced later does not change the
 // loaded one.
 func TestRetainedMapping(t *testing.T) {
-	c := &Cache{
-		Header: testHeader(),
-		Files: []Entry{
-			{Path: "a/b.md", Mode: 0o100644, ID: [20]byte{5}, SHA256: [32]byte{6}, Stamp: fastio.Stamp{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Mode: 0o644}},
-			{Path: "a/c", Mode: 0o100755},
-		},
-		Dirs: map[string]*Dir{
-			".": {Entries: []fastio.Dirent{{Name: "a", Type: fs.ModeDir}}},
-			"a": {Stamp: fastio.Stamp{Ino: 9}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "c"}}},
-		},
-	}
+	c := sampleCache()
 	path := save(t, c)
 	loaded, err := Load(path, 1<<20)
 	if err != nil {

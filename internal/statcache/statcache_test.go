@@ -24,6 +24,21 @@ func testHeader() Header {
 	}
 }
 
+// sampleCache is a small cache: two files in a folder, both listings.
+func sampleCache() *Cache {
+	return &Cache{
+		Header: testHeader(),
+		Files: []Entry{
+			{Path: "a/b.md", Mode: 0o100644, ID: [20]byte{5}, SHA256: [32]byte{6}, Stamp: fastio.Stamp{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Mode: 0o644}},
+			{Path: "a/c", Mode: 0o100755},
+		},
+		Dirs: map[string]*Dir{
+			".": {Entries: []fastio.Dirent{{Name: "a", Type: fs.ModeDir}}},
+			"a": {Stamp: fastio.Stamp{Ino: 9}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "c"}}},
+		},
+	}
+}
+
 // save writes c to a new cache file and returns its path.
 func save(t testing.TB, c *Cache) string {
 	t.Helper()
@@ -37,17 +52,7 @@ func save(t testing.TB, c *Cache) string {
 // TestRoundTrip: what Save writes, Load reads back, header, files and
 // listings alike; Lookup finds every file.
 func TestRoundTrip(t *testing.T) {
-	c := &Cache{
-		Header: testHeader(),
-		Files: []Entry{
-			{Path: "a/b.md", Mode: 0o100644, ID: [20]byte{5}, SHA256: [32]byte{6}, Stamp: fastio.Stamp{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Mode: 0o644}},
-			{Path: "a/c", Mode: 0o100755},
-		},
-		Dirs: map[string]*Dir{
-			".": {Entries: []fastio.Dirent{{Name: "a", Type: fs.ModeDir}}},
-			"a": {Stamp: fastio.Stamp{Ino: 9}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "c"}}},
-		},
-	}
+	c := sampleCache()
 	got, err := Load(save(t, c), 1<<20)
 	if err != nil {
 		t.Fatal(err)
