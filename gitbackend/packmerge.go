@@ -28,10 +28,12 @@ import (
 // cheap); consolidation, which reads the small packs anyway, is where
 // objects become deltas, as in `git gc`:
 //
-//  1. scan: every merged pack is read once from start to end, each entry
-//     checked against its index's CRC-32 and the pack against its SHA-1
-//     trailer (a corrupt pack is never spread: the merge stops), and its
-//     header parsed; the chains of the packs' own deltas are measured.
+//  1. scan: every merged pack is mapped and read once from start to end,
+//     each entry checked against its index's CRC-32 and the pack against
+//     its SHA-1 trailer (a corrupt pack is never spread: the merge stops),
+//     and its header parsed; the chains of the packs' own deltas are
+//     measured. Every later step reads the packs through the mappings:
+//     an entry copied is a slice of its pack.
 //  2. candidates (loadCandidates): whole trees and blobs from 64 bytes to
 //     DeltaMaxObjectBytes are inflated, up to mergeContentBytes in all:
 //     all of a batch's pack, but of a pack that holds deltas only the
