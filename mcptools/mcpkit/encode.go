@@ -140,22 +140,39 @@ func recycle(buf []byte) {
 // byte scan: json.Marshal's output holds no control character and no <,
 // >, &, U+2028 or U+2029 (all escaped), so of its bytes only quotes and
 // backslashes are escaped when it is quoted (FuzzQuotedJSON).
+//
+// Each byte is searched for once: the next quote and the next backslash
+// are each looked up again only once passed. (Looking both up after every
+// escape scanned a file's text to its closing quote once per line, ~360
+// KB per read_file of a 100-line file.)
 func appendQuotedJSON(b, js []byte) []byte {
 	b = append(b, '"')
-	for len(js) > 0 {
-		i := bytes.IndexByte(js, '"')
-		if j := bytes.IndexByte(js, '\\'); j >= 0 && (i < 0 || j < i) {
-			i = j
+	quote, slash := bytes.IndexByte(js, '"'), bytes.IndexByte(js, '\\')
+	start := 0
+	for quote >= 0 || slash >= 0 {
+		i := quote
+		if i < 0 || slash >= 0 && slash < i {
+			i = slash
 		}
-		if i < 0 {
-			b = append(b, js...)
-			break
-		}
-		b = append(b, js[:i]...)
+		b = append(b, js[start:i]...)
 		b = append(b, '\\', js[i])
-		js = js[i+1:]
+		start = i + 1
+		if i == quote {
+			quote = nextIndex(js, start, '"')
+		} else {
+			slash = nextIndex(js, start, '\\')
+		}
 	}
+	b = append(b, js[start:]...)
 	return append(b, '"')
+}
+
+// nextIndex is the offset in js of the first c at or after from, or -1.
+func nextIndex(js []byte, from int, c byte) int {
+	if i := bytes.IndexByte(js[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // resultStore holds encoded results between the SDK's marshalling of
