@@ -103,8 +103,14 @@ type snapshot struct {
 // dirScan is one listed folder; its subfolders' scans are children, in
 // listing order.
 type dirScan struct {
-	rel      string // slash path, "." for the root
-	entries  []icm.Entry
+	rel string // slash path, "." for the root
+	// order is the folder's entries' kinds in name order (entryFile: the
+	// next of files; entryDir: the next of children; entryOther: the next
+	// of others): collect builds the snapshot's listing from them, where
+	// a listing of its own per folder was 24 bytes an entry copied once
+	// more (~270 KB of fresh memory per 10k-file scan).
+	order    []entryKind
+	others   []icm.Entry // entries neither a regular file nor a folder
 	files    []diskFile
 	children []*dirScan
 	matched  int
@@ -113,6 +119,15 @@ type dirScan struct {
 	raw      []fastio.Dirent // its listing, before .git and tv's files are skipped
 	listed   bool            // read from disk, not from the cache
 }
+
+// entryKind is what an entry of a scanned folder is (dirScan.order).
+type entryKind uint8
+
+const (
+	entryFile entryKind = iota
+	entryDir
+	entryOther
+)
 
 // scanCheckout lists dir without following symlinks, in parallel, and
 // matches every regular file against the base b: its index there, and
@@ -212,7 +227,7 @@ func (s *snapshot) collect(d *dirScan) {
 		n, nf := 0, 0
 		var count func(d *dirScan)
 		count = func(d *dirScan) {
-			n += len(d.entries)
+			n += len(d.order)
 			nf += len(d.files)
 			for _, c := range d.children {
 				count(c)
@@ -236,16 +251,21 @@ func (s *snapshot) collect(d *dirScan) {
 	}
 	s.matched += d.matched
 	s.bytes += d.bytes
-	k, f := 0, 0
-	for _, e := range d.entries {
-		s.listing = append(s.listing, e)
-		switch {
-		case e.Type.IsDir():
-			s.collect(d.children[k])
+	k, f, o := 0, 0, 0
+	for _, kind := range d.order {
+		switch kind {
+		case entryDir:
+			kid := d.children[k]
+			s.listing = append(s.listing, icm.Entry{Path: kid.rel, Type: fs.ModeDir})
+			s.collect(kid)
 			k++
-		case e.Type.IsRegular():
+		case entryFile:
+			s.listing = append(s.listing, icm.Entry{Path: d.files[f].path})
 			s.files = append(s.files, &d.files[f])
 			f++
+		default:
+			s.listing = append(s.listing, d.others[o])
+			o++
 		}
 	}
 }
@@ -308,7 +328,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 		}
 	}
 	paths := pb.String()
-	d.entries = make([]icm.Entry, 0, len(all))
+	d.order = make([]entryKind, 0, len(all))
 	d.files = make([]diskFile, 0, nreg) // one allocation for the folder's files
 	// The stamps of the folder's files the cache does not vouch for, in one
 	// allocation made at the first of them.
@@ -362,7 +382,15 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 				}
 			}
 		}
-		d.entries = append(d.entries, icm.Entry{Path: p, Type: t})
+		switch {
+		case t.IsDir():
+			d.order = append(d.order, entryDir)
+		case t.IsRegular():
+			d.order = append(d.order, entryFile)
+		default:
+			d.order = append(d.order, entryOther)
+			d.others = append(d.others, icm.Entry{Path: p, Type: t})
+		}
 	}
 	return nil
 }
