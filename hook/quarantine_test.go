@@ -44,6 +44,7 @@ func TestQuarantinePackedAndLoose(t *testing.T) {
 		t.Fatalf("seeding the server: %v\n%s", err, out)
 	}
 	w := &world{t: t, s: s, c: newCrafter(t, s.env, s.repo), ws: ws}
+	w.sync()
 	readersUsed(t, s.readers) // the seeding push's
 	for _, tc := range []struct {
 		name   string
@@ -66,9 +67,10 @@ func TestQuarantinePackedAndLoose(t *testing.T) {
 			head := w.head(w.wsRef())
 			c := w.c.commit(tree, wsMessage(tc.name, ws, "demo"), head)
 			objects := strings.Count(w.c.git("", "rev-list", "--objects", c, "--not", head), "\n") + 1
-			before := s.refsOf(t)
+			before := w.refs
 			start := time.Now()
 			out, err := s.push(t, w.c.dir, "alice", c+":"+w.wsRef())
+			after := w.sync()
 			t.Logf("%d new objects, push took %v", objects, time.Since(start))
 			if used := readersUsed(t, s.readers); len(used) != 1 || used[0] != tc.reader {
 				t.Errorf("the hook read with %v, want [%s]", used, tc.reader)
@@ -77,7 +79,7 @@ func TestQuarantinePackedAndLoose(t *testing.T) {
 				if err == nil || !strings.Contains(out, "remote: tv: input-refused: ") || !strings.Contains(out, "zz-link") {
 					t.Fatalf("the symlink among %d objects was not refused:\n%s", objects, out)
 				}
-				if s.refsOf(t) != before {
+				if after != before {
 					t.Fatal("refused push changed the server's refs")
 				}
 				return
@@ -85,7 +87,7 @@ func TestQuarantinePackedAndLoose(t *testing.T) {
 			if err != nil {
 				t.Fatalf("push of %d objects refused: %v\n%s", objects, err, out)
 			}
-			if got := s.head(t, w.wsRef()); got != c {
+			if got := w.head(w.wsRef()); got != c {
 				t.Fatalf("workspace at %s, want %s", got, c)
 			}
 		})

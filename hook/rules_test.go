@@ -19,10 +19,31 @@ type world struct {
 	ws  string // demo's id
 	ws2 string // a workspace a case creates, then deletes
 	tpl string // a template a case creates
+	// refs is the server's refs as sync last listed them (refsOf): only
+	// the pushes move them, and each push is followed by a sync, so
+	// head reads them here instead of asking the server again.
+	refs string
 }
 
-func (w *world) wsRef() string          { return engine.WorkspaceRefPrefix + w.ws }
-func (w *world) head(ref string) string { return w.s.head(w.t, ref) }
+func (w *world) wsRef() string { return engine.WorkspaceRefPrefix + w.ws }
+
+// sync lists the server's refs again (after a push) and returns them.
+func (w *world) sync() string {
+	w.refs = w.s.refsOf(w.t)
+	return w.refs
+}
+
+// head returns the server's value of ref as of the last sync ("" when
+// absent).
+func (w *world) head(ref string) string {
+	for _, line := range strings.Split(w.refs, "\n") {
+		// for-each-ref's lines: "<object> <type>\t<refname>".
+		if obj, name, ok := strings.Cut(line, "\t"); ok && name == ref {
+			return strings.Fields(obj)[0]
+		}
+	}
+	return ""
+}
 
 // wsCommit makes a version of demo on top of its head, with edits.
 func (w *world) wsCommit(reason string, edits ...edit) string {
@@ -242,13 +263,14 @@ func runRules(t *testing.T, s *gitServer, heavy bool, reader string) {
 		t.Fatalf("seeding the server: %v\n%s", err, out)
 	}
 	w := &world{t: t, s: s, c: newCrafter(t, s.env, s.repo), ws: ws}
+	w.sync()
 	for _, tc := range ruleCases(heavy) {
 		t.Run(tc.name, func(t *testing.T) {
 			w.t, w.c.t = t, t
 			refspecs := tc.push(w)
-			before := s.refsOf(t)
+			before := w.refs
 			out, err := s.push(t, w.c.dir, tc.user, refspecs...)
-			after := s.refsOf(t)
+			after := w.sync()
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("push refused: %v\n%s", err, out)

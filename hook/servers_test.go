@@ -135,16 +135,6 @@ func (s *gitServer) refsOf(t testing.TB) string {
 	return gitRun(t, s.env, s.repo, "", "for-each-ref")
 }
 
-// head returns the server's value of ref ("" when absent).
-func (s *gitServer) head(t testing.TB, ref string) string {
-	t.Helper()
-	out, err := gitTry(s.env, s.repo, "", "rev-parse", "--verify", "--quiet", ref)
-	if err != nil {
-		return ""
-	}
-	return out
-}
-
 // push runs stock git push from dir as user.
 func (s *gitServer) push(t testing.TB, dir, user string, refspecs ...string) (string, error) {
 	t.Helper()

@@ -42,7 +42,7 @@ func TestCIExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "examples.txtar"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testscript.Run(t, scriptParams(dir))
+	testscript.Run(t, scriptParams(t, dir))
 }
 
 // ciExample returns the body of the fenced block after the README marker

@@ -31,7 +31,7 @@ func TestScriptsRemote(t *testing.T) {
 	for _, proto := range []string{"file", "http"} {
 		t.Run(proto, func(t *testing.T) {
 			t.Parallel()
-			p := scriptParams("testdata/script")
+			p := scriptParams(t, "testdata/script")
 			p.Dir, p.Files = "", nil
 			for _, f := range remoteScripts {
 				p.Files = append(p.Files, filepath.Join("testdata", "script", f))
