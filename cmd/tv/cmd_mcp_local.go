@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/thalix/tv/internal/statcache"
 	"github.com/thalix/tv/mcptools"
 	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/urfave/cli/v3"
@@ -57,6 +58,7 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 		return usagef("%v", err)
 	}
 	mcpkit.TuneGC(a.io.Getenv)
+	statcache.RetainMappings(false) // a server loads caches for as long as it runs
 	mcpkit.TuneProcs(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/statcache"
 	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/mcptools/vaultmcp"
 	"github.com/thalix/tv/mounts"
@@ -73,5 +74,6 @@ func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	mcpkit.TuneGC(a.io.Getenv)
+	statcache.RetainMappings(false) // a server loads caches for as long as it runs
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }

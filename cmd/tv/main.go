@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/thalix/tv/internal/statcache"
@@ -28,9 +27,7 @@ func main() {
 		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
-	if !servesLongLived(os.Args[1:]) {
-		statcache.RetainMappings()
-	}
+	statcache.RetainMappings(true) // the MCP servers turn it off
 	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr)}
 	if isPreReceive(os.Args[1:]) {
 		// A git server's hook only reads: a signal's default (exit) is
@@ -48,21 +45,4 @@ func main() {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// servesLongLived reports whether args run one of the MCP servers, which
-// live as long as their host and load checkouts' stat caches again and
-// again: every other command lets statcache keep the files it maps
-// (statcache.RetainMappings).
-func servesLongLived(args []string) bool {
-	var words []string
-	for _, a := range args {
-		if a == "--" || len(words) == 2 {
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			words = append(words, a)
-		}
-	}
-	return len(words) == 2 && words[0] == "mcp" && (words[1] == "local" || words[1] == "serve")
 }

@@ -39,7 +39,7 @@ func TestMappedCutShort(t *testing.T) {
 	}
 }
 
-// TestRetainedMapping: after RetainMappings, Load reads the same cache
+// TestRetainedMapping: after RetainMappings(true), Load reads the same cache
 // (header, files, listings, a record appended after the snapshot) as
 // without it, and its paths point into the file's mapping, not into a
 // copy on the heap; a cache file replaced later does not change the
@@ -58,8 +58,8 @@ func TestRetainedMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	retainMappings.Store(true)
-	defer retainMappings.Store(false)
+	RetainMappings(true)
+	defer RetainMappings(false)
 	retained, err := Load(path, 1<<20)
 	if err != nil {
 		t.Fatal(err)

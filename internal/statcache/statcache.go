@@ -119,17 +119,17 @@ func Load(path string, max int64) (*Cache, error) {
 // retainMappings is RetainMappings' setting.
 var retainMappings atomic.Bool
 
-// RetainMappings makes every later Load of this process leave the cache
-// file mapped until the process exits, with the cache's paths and names
-// cut from the mapping instead of copied out of it (internStrings): a
-// 10k-file cache's strings are ~660 KB of fresh memory per command,
+// RetainMappings(true) makes every later Load of this process leave the
+// cache file mapped until the process exits, with the cache's paths and
+// names cut from the mapping instead of copied out of it (internStrings):
+// a 10k-file cache's strings are ~660 KB of fresh memory per command,
 // ~165 page faults that cost more than the rest of reading the cache
-// here. Only a process that loads a few caches and exits (a tv command)
-// may call it; a server, which loads caches for as long as it runs,
-// must not. tv writes a cache file by renaming a new one into place or
+// here. A tv command, which loads a few caches and exits, turns it on; a
+// server, which loads caches for as long as it runs, turns it off before
+// it serves. tv writes a cache file by renaming a new one into place or
 // by appending to it, never by cutting it short, so a retained mapping
 // stays whole; a file cut short by something else faults.
-func RetainMappings() { retainMappings.Store(true) }
+func RetainMappings(on bool) { retainMappings.Store(on) }
 
 // decodeMapped decodes a cache from mapped bytes (fastio.MapFile); with
 // intern it moves the cache's strings out of them (internStrings), so
