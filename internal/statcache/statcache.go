@@ -131,6 +131,9 @@ var retainMappings atomic.Bool
 // stays whole; a file cut short by something else faults.
 func RetainMappings(on bool) { retainMappings.Store(on) }
 
+// RetainsMappings reports RetainMappings' setting.
+func RetainsMappings() bool { return retainMappings.Load() }
+
 // decodeMapped decodes a cache from mapped bytes (fastio.MapFile); with
 // intern it moves the cache's strings out of them (internStrings), so
 // that nothing points into the mapping once it is released. A file cut
