@@ -58,7 +58,10 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 		}
 		filter = own
 	}
-	filter.nested = true
+	filter.nested, filter.facts = true, true
+	if opts.Ignore != nil {
+		opts.Ignore.UseListings(filter.hasIgnoreFile)
+	}
 	if filter.prefix != "" && !strings.HasSuffix(filter.prefix, "/") {
 		filter.prefix += "/"
 	}
@@ -79,8 +82,8 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	pathFindings := make(chan []icm.Finding, 1)
 	go func() { pathFindings <- pathRuleFindings(paths, paths, len(paths), disk.bytes) }()
 	// The tree a commit (or git) stores: empty folders are not in it.
-	findings, err := validateStoredListingAhead(disk.FS(), disk.listing, func(kept []icm.Entry) icm.FactCache {
-		return disk.readFactsAhead(kept)
+	findings, err := validateStoredListingAhead(disk.FS(), disk.listing, func([]icm.Entry) icm.FactCache {
+		return disk.facts
 	})
 	findings = append(findings, <-pathFindings...)
 	if err != nil {

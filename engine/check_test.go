@@ -2,11 +2,14 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -50,6 +53,12 @@ func TestCheckDirMatchesWalkTest(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{icm.RulePlaceholder, icm.RuleGitkeep}},
+		{"long and empty Markdown", func(t *testing.T, dir string) {
+			long := "# Long\n\n{{EARLY}}\n" + strings.Repeat("a line of text\n", icm.MaxMarkdownBytes/15+10) + "{{LATE}}\n"
+			write(t, filepath.Join(dir, "stages/01-research/references/long.md"), long)
+			write(t, filepath.Join(dir, "stages/01-research/references/empty.md"), "")
+			write(t, filepath.Join(dir, "stages/01-research/references/two.md"), "x\n{{A}} and {{B}}\n")
+		}, []string{icm.RulePlaceholder}},
 		{"gitignored breakage", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, ".gitignore"), "scratch/\n*.log\n")
 			write(t, filepath.Join(dir, "scratch/x.md"), "{{X}}\n")
@@ -154,6 +163,57 @@ func TestWalkTestHonoursGitignore(t *testing.T) {
 			t.Error("the tracked, now ignored file's change was not committed")
 		}
 	})
+}
+
+// TestCheckReadsMarkdownOnce: tv check reads each Markdown file once,
+// where its scan meets it; only the contracts, which the validator
+// parses, are read a second time. Other files are never opened.
+func TestCheckReadsMarkdownOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(mustVault(t), alice)
+	must[*engine.Created](t)(e.InitWorkspace(ctx, "demo", ""))
+	dir := filepath.Join(t.TempDir(), "co")
+	must[*engine.CheckoutResult](t)(e.Checkout(ctx, "demo", dir))
+	const notes = 30
+	for i := range notes {
+		write(t, filepath.Join(dir, fmt.Sprintf("stages/01-research/references/n%02d/note.md", i)), fmt.Sprintf("# %d\n\n{{TOPIC}}\n", i))
+		write(t, filepath.Join(dir, fmt.Sprintf("stages/01-research/references/n%02d/data.txt", i)), "{{X}}\n")
+	}
+	var mu sync.Mutex
+	opens := map[string]int{}
+	stop := engine.CountOpensForTest(func(p string) {
+		mu.Lock()
+		opens[p]++
+		mu.Unlock()
+	})
+	res, err := engine.CheckDir(ctx, dir, engine.CheckOptions{})
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeholders := 0
+	for _, f := range res.Findings {
+		if f.Rule == icm.RulePlaceholder {
+			placeholders++
+		}
+	}
+	if placeholders < notes {
+		t.Fatalf("%d placeholder findings, want one per note (%d): %v", placeholders, notes, res.Findings)
+	}
+	for p, n := range opens {
+		contract := path.Base(p) == "CONTEXT.md" || p == "AGENTS.md" || p == "CLAUDE.md"
+		switch {
+		case !icm.IsMarkdown(p):
+			t.Errorf("check opened %s, which is not Markdown", p)
+		case n > 2 || n == 2 && !contract:
+			t.Errorf("check opened %s %d times", p, n)
+		}
+	}
+	for i := range notes {
+		if p := fmt.Sprintf("stages/01-research/references/n%02d/note.md", i); opens[p] != 1 {
+			t.Errorf("check opened %s %d times, want once", p, opens[p])
+		}
+	}
 }
 
 func mustVault(t *testing.T) engine.Vault { return backends()[0].open(t) }

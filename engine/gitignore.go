@@ -27,6 +27,9 @@ type scanFilter struct {
 	// nested makes a .git below the scanned root an error (check, import):
 	// git would record a nested repository as a gitlink, not its files.
 	nested bool
+	// facts makes the scan read every Markdown file's facts as it stamps
+	// it (check, which reads them all: snapshot.facts).
+	facts bool
 
 	ignored atomic.Int64
 	mu      sync.Mutex

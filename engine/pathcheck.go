@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/thalix/tv/icm"
 )
@@ -45,14 +46,32 @@ func (p *Plan) pathFindings() []icm.Finding {
 func mayFoldCollide(paths []string) bool {
 	odd := map[string]string{} // key -> a prefix that is not its own key
 	prev := ""
+	ownPrev := 0 // how many leading bytes of prev are folders that are their own key
 	for _, p := range paths {
-		for i := sharedFolders(prev, p); i <= len(p); i++ {
+		shared := sharedFolders(prev, p)
+		// A key is made name by name (FoldKey keeps the '/'), so a prefix
+		// is its own key when its folder is and its last name is: only a
+		// name with an upper-case letter or a non-ASCII byte is folded.
+		own := min(shared, ownPrev)
+		start := shared
+		for i := shared; i <= len(p); i++ {
 			if i < len(p) && p[i] != '/' {
 				continue
 			}
 			prefix := p[:i]
+			name := p[start:i]
+			start = i + 1
+			if own == len(prefix)-len(name) && ownKeyASCII(name) {
+				if i < len(p) {
+					own = i + 1
+				}
+				continue
+			}
 			key := FoldKey(prefix)
 			if key == prefix {
+				if i < len(p) && own == len(prefix)-len(name) {
+					own = i + 1
+				}
 				continue
 			}
 			if q, ok := odd[key]; ok && q != prefix {
@@ -60,7 +79,7 @@ func mayFoldCollide(paths []string) bool {
 			}
 			odd[key] = prefix
 		}
-		prev = p
+		prev, ownPrev = p, own
 	}
 	for key := range odd {
 		if isPrefixOf(paths, key) {
@@ -68,6 +87,17 @@ func mayFoldCollide(paths []string) bool {
 		}
 	}
 	return false
+}
+
+// ownKeyASCII reports whether name is its own FoldKey because it is
+// ASCII without an upper-case letter (false says only: not known so).
+func ownKeyASCII(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // isPrefixOf reports whether prefix is one of sorted paths or a folder
@@ -99,8 +129,11 @@ func pathRuleFindings(added, all []string, files int, total int64) []icm.Finding
 		good = path
 	}
 	if len(added) > 0 {
-		paths := slices.Clone(all)
-		slices.Sort(paths)
+		paths := all // a scan lists them sorted, nearly always
+		if !slices.IsSorted(paths) {
+			paths = slices.Clone(all)
+			slices.Sort(paths)
+		}
 		if mayFoldCollide(paths) {
 			fold := make(foldSet, len(paths)+len(paths)/4)
 			good = ""

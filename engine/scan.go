@@ -98,6 +98,7 @@ type snapshot struct {
 	fresh    map[string]*statcache.Dir // the folders listed from disk
 	scanned  int64                     // when the scan began (ns)
 	ignored  int                       // entries .gitignore rules left out
+	facts    scannedFacts              // Markdown facts read by the scan (scanFilter.facts)
 }
 
 // dirScan is one listed folder; its subfolders' scans are children, in
@@ -118,6 +119,7 @@ type dirScan struct {
 	stamp    fastio.Stamp    // the folder's own
 	raw      []fastio.Dirent // its listing, before .git and tv's files are skipped
 	listed   bool            // read from disk, not from the cache
+	facts    []pathFacts     // its Markdown files' facts, read by the scan (scanFilter.facts)
 }
 
 // entryKind is what an entry of a scanned folder is (dirScan.order).
@@ -251,6 +253,12 @@ func (s *snapshot) collect(d *dirScan) {
 	}
 	s.matched += d.matched
 	s.bytes += d.bytes
+	for _, f := range d.facts {
+		if s.facts == nil {
+			s.facts = scannedFacts{}
+		}
+		s.facts[f.path] = f.facts
+	}
 	k, f, o := 0, 0, 0
 	for _, kind := range d.order {
 		switch kind {
@@ -333,6 +341,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	// The stamps of the folder's files the cache does not vouch for, in one
 	// allocation made at the first of them.
 	var stamps []fastio.Stamp
+	var mdBuf []byte // stampFile's, for the folder's Markdown files
 	kids := make([]dirScan, ndir)
 	off := 0
 	for i, e := range all {
@@ -359,7 +368,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 			kid.rel = p
 			d.children = append(d.children, kid)
 		case t.IsRegular():
-			st, err := l.Lstat(e.Name)
+			st, err := stampFile(l, d, e.Name, p, filter, &mdBuf)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed while scanning
 			}
@@ -393,6 +402,38 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 		}
 	}
 	return nil
+}
+
+// stampFile stamps the regular file name of folder d (slash path p). With
+// filter.facts, a Markdown file is read as it is stamped (one open, fstat
+// and read in the open folder) and its facts kept in d.facts; one that
+// cannot be opened so is lstat'ed, and its facts left to the validator,
+// which reads it and reports what stopped it. buf is the folder's read
+// buffer.
+func stampFile(l *fastio.Lister, d *dirScan, name, p string, filter *scanFilter, buf *[]byte) (fastio.Stamp, error) {
+	if filter == nil || !filter.facts || !icm.IsMarkdown(name) {
+		return l.Lstat(name)
+	}
+	st, data, err := l.StatRead(name, icm.MaxMarkdownBytes, *buf)
+	if err != nil {
+		return l.Lstat(name)
+	}
+	if fs.FileMode(st.Mode).IsRegular() {
+		noteOpen(p)
+		*buf = data[:0]
+		truncated := len(data) > icm.MaxMarkdownBytes
+		if truncated {
+			data = data[:icm.MaxMarkdownBytes]
+		}
+		d.facts = append(d.facts, pathFacts{path: p, facts: icm.FactsOf(data, truncated)})
+	}
+	return st, nil
+}
+
+// pathFacts is a Markdown file's facts, read by the scan.
+type pathFacts struct {
+	path  string
+	facts icm.MarkdownFacts
 }
 
 // matchFile is the scanned regular file p, which is b.Files[i] (i < 0:

@@ -26,18 +26,24 @@ func hfsIgnorable(r rune) bool {
 // once HFS+ ignorable code points are dropped and ASCII case is folded,
 // as git's is_hfs_dot_generic.
 func isHFSDot(name, needle string) bool {
-	want := "." + needle
-	i := 0
+	i := -1 // the dot is next; then needle[i]
 	for _, r := range name {
 		if hfsIgnorable(r) {
 			continue
 		}
-		if i >= len(want) || r > 127 || lowerASCII(byte(r)) != want[i] {
+		switch {
+		case r > 127:
+			return false
+		case i < 0:
+			if r != '.' {
+				return false
+			}
+		case i >= len(needle) || lowerASCII(byte(r)) != needle[i]:
 			return false
 		}
 		i++
 	}
-	return i == len(want)
+	return i == len(needle)
 }
 
 // endsNTFS reports whether the rest of a name after an NTFS match is only

@@ -87,6 +87,13 @@ type Matcher struct {
 	tooLarge string // the first ignore file skipped for its size
 }
 
+// UseListings sets what Options.HasIgnoreFile sets, for a Matcher made
+// by someone who cannot know it: the scan that will list the folders. It
+// must be called before the Matcher is first used.
+func (m *Matcher) UseListings(hasIgnoreFile func(dir string) bool) {
+	m.hasFile = hasIgnoreFile
+}
+
 // dirState is what the Matcher knows about one directory.
 type dirState struct {
 	ignored bool    // the directory or one of its parents is ignored

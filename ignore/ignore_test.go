@@ -251,3 +251,33 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestUseListings: a Matcher reads a folder's .gitignore only where the
+// lister set by UseListings says the folder holds one (a scan that
+// listed the folder knows), and asks about each folder it matches in.
+func TestUseListings(t *testing.T) {
+	tr := tree{files: map[string]string{
+		"a/.gitignore": "x\n",
+		"a/x":          "",
+		"b/.gitignore": "y\n",
+		"b/y":          "",
+	}}
+	m := newTestMatcher(t, tr, Options{GitIgnore: true})
+	var mu sync.Mutex
+	asked := map[string]bool{}
+	m.UseListings(func(dir string) bool {
+		mu.Lock()
+		asked[dir] = true
+		mu.Unlock()
+		return dir != "b" // b's .gitignore goes unread: the listing "lacks" it
+	})
+	check(t, m, []query{
+		{"a/x", false, true, "a/.gitignore, which the listing reports"},
+		{"b/y", false, false, "b/.gitignore, which the listing says is absent, is not read"},
+	})
+	for _, dir := range []string{"", "a", "b"} {
+		if !asked[dir] {
+			t.Errorf("the matcher did not ask the listing about %q (asked %v)", dir, asked)
+		}
+	}
+}

@@ -438,3 +438,48 @@ func (f *File) Close() error {
 	}
 	return nil
 }
+
+// StatRead opens name, one entry of the listed folder, for reading —
+// never through a symlink, without blocking on a FIFO — stamps it, and,
+// when it is a regular file, reads it into buf (grown as needed): as it
+// was when stamped (its stamped size, though it grew since), and at most
+// maxBytes+1 bytes, so the caller can tell a longer file was cut. A file
+// stamped empty is read to its end (up to maxBytes+1 bytes), as some file
+// systems stamp a file they generate. It is an lstat and a read in four
+// system calls (open, fstat, read, close), where an lstat and then an
+// open by path from the tree's root took five and a path walk. An error
+// opening it (a symlink: ELOOP; a file that cannot be read) is returned
+// as is; the caller may Lstat instead.
+func (l *Lister) StatRead(name string, maxBytes int, buf []byte) (Stamp, []byte, error) {
+	f, err := OpenIn(l.fd, name)
+	if err != nil {
+		return Stamp{}, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !fs.FileMode(st.Mode).IsRegular() {
+		return st, nil, err
+	}
+	limit, first := maxBytes+1, statReadFirst
+	if st.Size > 0 && st.Size < int64(limit) {
+		limit, first = int(st.Size), int(st.Size)
+	}
+	buf = buf[:0]
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(limit, max(first, 2*len(buf)))-len(buf))
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) || n == 0 && err == nil {
+			break
+		}
+		if err != nil {
+			return st, nil, err
+		}
+	}
+	return st, buf, nil
+}
+
+// statReadFirst is how much StatRead reads first of a file stamped empty.
+const statReadFirst = 4 << 10

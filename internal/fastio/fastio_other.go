@@ -3,6 +3,7 @@
 package fastio
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -145,3 +146,9 @@ func (f *File) Stat() (Stamp, error) { return Stamp{}, nil }
 
 // Close closes nothing.
 func (f *File) Close() error { return nil }
+
+// StatRead is not available here: it returns errors.ErrUnsupported, and
+// callers Lstat and read the file as they otherwise would.
+func (l *Lister) StatRead(name string, maxBytes int, buf []byte) (Stamp, []byte, error) {
+	return Stamp{}, nil, errors.ErrUnsupported
+}

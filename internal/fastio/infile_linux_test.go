@@ -79,3 +79,68 @@ func TestReadIn(t *testing.T) {
 		}
 	}
 }
+
+// TestStatRead: Lister.StatRead stamps what an lstat stamps, reads a
+// regular file whole up to max+1 bytes (so a longer one is seen cut),
+// reads a file stamped empty to its end, never follows a symlink and
+// never reads (nor blocks on) a FIFO.
+func TestStatRead(t *testing.T) {
+	dir := t.TempDir()
+	const limit = 10
+	files := map[string]string{"small.md": "hello", "exact.md": "0123456789", "long.md": "0123456789abcdef", "empty.md": ""}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("small.md", filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenLister(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tests := []struct {
+		name    string
+		want    string // the bytes read
+		regular bool
+		err     error
+	}{
+		{"small.md", "hello", true, nil},
+		{"exact.md", "0123456789", true, nil},
+		{"long.md", "0123456789a", true, nil}, // max+1: the caller sees it cut
+		{"empty.md", "", true, nil},
+		{"link.md", "", false, syscall.ELOOP},
+		{"pipe.md", "", false, nil},
+		{"missing.md", "", false, syscall.ENOENT},
+	}
+	var buf []byte
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st, data, err := l.StatRead(tc.name, limit, buf)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v, want %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			if got := fs.FileMode(st.Mode).IsRegular(); got != tc.regular {
+				t.Fatalf("regular = %v, want %v (mode %v)", got, tc.regular, fs.FileMode(st.Mode))
+			}
+			if string(data) != tc.want || !tc.regular && data != nil {
+				t.Fatalf("read %q, want %q", data, tc.want)
+			}
+			if tc.regular {
+				lst, err := l.Lstat(tc.name)
+				if err != nil || lst != st {
+					t.Fatalf("stamp %+v, lstat's %+v (%v)", st, lst, err)
+				}
+				buf = data[:0]
+			}
+		})
+	}
+}
