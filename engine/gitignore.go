@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/ignore"
 )
@@ -90,12 +89,11 @@ func (f *scanFilter) hasIgnoreFile(dir string) bool {
 }
 
 // skip reports whether the scan leaves entry p (a slash path relative to
-// the scanned root) out, counting it.
-func (f *scanFilter) skip(p string, isDir bool, b *statcache.Cache) bool {
-	if f == nil || !f.m.Ignored(f.prefix+p, isDir) {
-		return false
-	}
-	if isDir && b.HasUnder(p) || !isDir && b.Lookup(p) >= 0 {
+// the scanned root) out, counting it. A path the base tracks (a file of
+// it, or a folder holding one) is never left out, as git keeps tracking
+// a file that an ignore rule matches, and the matcher is not asked.
+func (f *scanFilter) skip(p string, isDir, tracked bool) bool {
+	if f == nil || tracked || !f.m.Ignored(f.prefix+p, isDir) {
 		return false
 	}
 	f.ignored.Add(1)

@@ -359,7 +359,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 			continue
 		}
 		t := e.Type
-		if filter.skip(p, t.IsDir(), b) {
+		if filter != nil && filter.skip(p, t.IsDir(), inBase[i] >= 0 || tracks(b, p, t)) {
 			continue
 		}
 		switch {
@@ -402,6 +402,19 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 		}
 	}
 	return nil
+}
+
+// tracks reports whether base b holds entry p of type t (not a regular
+// file: those the scan looks up as it lists them): a file, or a folder
+// with a file in it.
+func tracks(b *statcache.Cache, p string, t fs.FileMode) bool {
+	switch {
+	case t.IsRegular():
+		return false
+	case t.IsDir():
+		return b.HasUnder(p)
+	}
+	return b.Lookup(p) >= 0
 }
 
 // stampFile stamps the regular file name of folder d (slash path p). With

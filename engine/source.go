@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/thalix/tv/internal/fastio"
-	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
@@ -185,7 +184,7 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.File
 			if p == ".git" {
 				return fs.SkipDir
 			}
-			if git.skip(p, d.IsDir(), &statcache.Cache{}) {
+			if git.skip(p, d.IsDir(), false) {
 				if d.IsDir() {
 					return fs.SkipDir
 				}

@@ -104,14 +104,9 @@ func run() error {
 	} else {
 		fmt.Fprintln(os.Stderr, "work directory:", work)
 	}
-	e := &env{work: work, tv: *tvBin}
-	if e.tv == "" {
-		e.tv = filepath.Join(work, "tv")
-		build := exec.Command("go", "build", "-o", e.tv, "./cmd/tv")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as released: static
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	e, err := newEnv(work)
+	if err != nil {
+		return err
 	}
 	cdir := *corpus
 	if cdir == "" {
@@ -123,17 +118,64 @@ func run() error {
 		"GIT_AUTHOR_NAME=alice", "GIT_AUTHOR_EMAIL=alice@example.com", "GIT_COMMITTER_NAME=alice", "GIT_COMMITTER_EMAIL=alice@example.com")
 	local := filepath.Join(cdir, "local.git")
 	lenv := []string{"TV_VAULT=" + local}
-	root := filepath.Join(cdir, "srv")
 	ready := filepath.Join(cdir, "ready")
 	if _, err := os.Stat(ready); err != nil {
 		if err := generate(e, cdir, lenv); err != nil {
 			return err
 		}
 	}
-	var requests atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	requests, stop, err := serve(e, filepath.Join(cdir, "srv"))
 	if err != nil {
 		return err
+	}
+	defer stop()
+	if _, err := os.Stat(ready); err != nil {
+		e.must(lenv, e.tv, "vault", "push", e.url)
+		e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(cdir, "srv", "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
+		if err := os.WriteFile(ready, nil, 0o644); err != nil {
+			return err
+		}
+	}
+	bigID, err := workspaceID(e, lenv, "big")
+	if err != nil {
+		return err
+	}
+	renv := []string{"TV_VAULT=" + e.url}
+	var res results
+	measureListsAndCheckouts(e, &res, lenv, renv, bigID)
+	measureCommits(e, &res, renv, bigID)
+	res.landed = -1
+	if measure("concurrent") {
+		if res.landed, err = concurrent(e, renv, *committers); err != nil {
+			return err
+		}
+	}
+	res.report(requests.Load())
+	return nil
+}
+
+// newEnv is the bench's environment in work: the tv binary to run (built
+// static there unless -tv names one).
+func newEnv(work string) (*env, error) {
+	e := &env{work: work, tv: *tvBin}
+	if e.tv == "" {
+		e.tv = filepath.Join(work, "tv")
+		build := exec.Command("go", "build", "-o", e.tv, "./cmd/tv")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as released: static
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	return e, nil
+}
+
+// serve starts git http-backend over root on 127.0.0.1 behind an HTTP
+// server that counts its requests, and sets e's vault and peer URLs.
+func serve(e *env, root string) (requests *atomic.Int64, stop func(), err error) {
+	requests = new(atomic.Int64)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
 	}
 	gitPath, _ := exec.LookPath("git")
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -143,55 +185,58 @@ func run() error {
 			InheritEnv: []string{"PATH"}}).ServeHTTP(w, r)
 	})}
 	go srv.Serve(ln)
-	defer srv.Shutdown(context.Background())
 	base := "http://" + ln.Addr().String()
 	e.url, e.peerURL = base+"/vault.git", base+"/peer.git"
-	if _, err := os.Stat(ready); err != nil {
-		e.must(lenv, e.tv, "vault", "push", e.url)
-		e.must(nil, "git", "--git-dir="+local, "push", "-q", filepath.Join(root, "peer.git"), "refs/tv/workspaces/*:refs/heads/*")
-		if err := os.WriteFile(ready, nil, 0o644); err != nil {
-			return err
-		}
-	}
+	return requests, func() { srv.Shutdown(context.Background()) }, nil
+}
+
+// workspaceID is the id of the workspace named name in the vault of env.
+func workspaceID(e *env, env []string, name string) (string, error) {
 	var list struct {
 		Workspaces []struct {
 			ID   string `json:"workspace_id"`
 			Name string `json:"workspace_name"`
 		} `json:"workspaces"`
 	}
-	if err := json.Unmarshal([]byte(e.must(lenv, e.tv, "workspace", "list", "--json")), &list); err != nil {
-		return err
+	if err := json.Unmarshal([]byte(e.must(env, e.tv, "workspace", "list", "--json")), &list); err != nil {
+		return "", err
 	}
-	var bigID string
 	for _, w := range list.Workspaces {
-		if w.Name == "big" {
-			bigID = w.ID
+		if w.Name == name {
+			return w.ID, nil
 		}
 	}
-	if bigID == "" {
-		return fmt.Errorf("no id for workspace big")
-	}
-	renv := []string{"TV_VAULT=" + e.url}
+	return "", fmt.Errorf("no id for workspace %s", name)
+}
 
-	var tvList, gitList, tvCo, gitCo, localCo, tvCommit, gitCommit []time.Duration
+// results are the bench's samples.
+type results struct {
+	tvList, gitList, tvCo, gitCo, localCo, tvCommit, gitCommit []time.Duration
+	landed                                                     int // concurrent commits that landed; -1: not measured
+}
+
+// measureListsAndCheckouts times tv workspace list against git ls-remote
+// and the first checkout of workspace bigID against a shallow clone,
+// -reps rounds.
+func measureListsAndCheckouts(e *env, res *results, lenv, renv []string, bigID string) {
 	e.must(renv, e.tv, "workspace", "list") // warm the cache once
 	for r := range *reps {
 		if measure("list") {
-			tvList = append(tvList, timed(func() { e.must(renv, e.tv, "workspace", "list") }))
-			gitList = append(gitList, timed(func() { e.must(nil, "git", "ls-remote", e.peerURL) }))
+			res.tvList = append(res.tvList, timed(func() { e.must(renv, e.tv, "workspace", "list") }))
+			res.gitList = append(res.gitList, timed(func() { e.must(nil, "git", "ls-remote", e.peerURL) }))
 		}
 		if !measure("checkout") && !measure("commit") {
 			continue
 		}
-		cache := []string{"TV_VAULT=" + e.url, fmt.Sprintf("XDG_CACHE_HOME=%s/cache-%d", work, r)}
+		cache := []string{"TV_VAULT=" + e.url, fmt.Sprintf("XDG_CACHE_HOME=%s/cache-%d", e.work, r)}
 		tvFirst := func() {
-			tvCo = append(tvCo, timed(func() {
-				e.must(cache, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/tvco-%d", work, r))
+			res.tvCo = append(res.tvCo, timed(func() {
+				e.must(cache, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/tvco-%d", e.work, r))
 			}))
 		}
 		gitFirst := func() {
-			gitCo = append(gitCo, timed(func() {
-				e.must(nil, "git", "clone", "-q", "--depth", "1", "--single-branch", "--branch", bigID, e.peerURL, fmt.Sprintf("%s/gitco-%d", work, r))
+			res.gitCo = append(res.gitCo, timed(func() {
+				e.must(nil, "git", "clone", "-q", "--depth", "1", "--single-branch", "--branch", bigID, e.peerURL, fmt.Sprintf("%s/gitco-%d", e.work, r))
 			}))
 		}
 		// tv and git take turns going first: creating 10,000 files costs
@@ -205,35 +250,35 @@ func run() error {
 		first()
 		// The same checkout from the local vault: what tv's file writing
 		// alone costs here, beside what the remote adds.
-		localCo = append(localCo, timed(func() {
-			e.must(lenv, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/localco-%d", work, r))
+		res.localCo = append(res.localCo, timed(func() {
+			e.must(lenv, e.tv, "workspace", "checkout", bigID, "--output", fmt.Sprintf("%s/localco-%d", e.work, r))
 		}))
 		last()
 	}
-	tvDir, gitDir := filepath.Join(work, "tvco-0"), filepath.Join(work, "gitco-0")
-	if measure("commit") {
-		e.must(renv, e.tv, "workspace", "walk-test", tvDir) // warms the stat cache, as git status would
+}
+
+// measureCommits times a one-file commit to the remote vault against git
+// commit -a and push, -reps times, in the first round's checkouts.
+func measureCommits(e *env, res *results, renv []string, bigID string) {
+	if !measure("commit") {
+		return
 	}
+	tvDir, gitDir := filepath.Join(e.work, "tvco-0"), filepath.Join(e.work, "gitco-0")
+	e.must(renv, e.tv, "workspace", "walk-test", tvDir) // warms the stat cache, as git status would
 	for r := range *reps {
-		if !measure("commit") {
-			break
-		}
 		f := "stages/01-research/references/bulk/d000/f000.md"
 		os.WriteFile(filepath.Join(tvDir, f), []byte(fmt.Sprintf("tv change %d\n", r)), 0o644)
 		os.WriteFile(filepath.Join(gitDir, f), []byte(fmt.Sprintf("git change %d\n", r)), 0o644)
-		tvCommit = append(tvCommit, timed(func() { e.must(renv, e.tv, "workspace", "commit", tvDir, "--reason", "one file") }))
-		gitCommit = append(gitCommit, timed(func() {
+		res.tvCommit = append(res.tvCommit, timed(func() { e.must(renv, e.tv, "workspace", "commit", tvDir, "--reason", "one file") }))
+		res.gitCommit = append(res.gitCommit, timed(func() {
 			e.must(nil, "git", "-C", gitDir, "commit", "-qam", "one file")
 			e.must(nil, "git", "-C", gitDir, "push", "-q", "origin", "HEAD:refs/heads/"+bigID)
 		}))
 	}
-	landed := -1
-	if measure("concurrent") {
-		if landed, err = concurrent(e, renv, *committers); err != nil {
-			return err
-		}
-	}
+}
 
+// report prints the table of res and the server's request count.
+func (res *results) report(requests int64) {
 	fmt.Printf("remote vault on git http-backend (127.0.0.1), %d-file workspace, %d other workspaces, median of %d\n\n", *files, *others, *reps)
 	fmt.Printf("| operation | tv | git | ratio | target |\n|---|---|---|---|---|\n")
 	row := func(op, peer string, tv, git []time.Duration, target float64) {
@@ -247,25 +292,24 @@ func run() error {
 		}
 		fmt.Printf("| %s vs %s | %v | %v | %.2f× | ≤ %.1f× %s |\n", op, peer, median(tv).Round(time.Millisecond), median(git).Round(time.Millisecond), ratio, target, ok)
 	}
-	row("commit one file", "git commit -a + git push", tvCommit, gitCommit, 1.0)
-	row("first checkout (by id)", "git clone --depth 1 --single-branch", tvCo, gitCo, 1.0)
-	if len(tvCo) > 0 {
-		ratios := make([]float64, len(tvCo))
-		for i := range tvCo {
-			ratios[i] = float64(tvCo[i]) / float64(gitCo[i])
+	row("commit one file", "git commit -a + git push", res.tvCommit, res.gitCommit, 1.0)
+	row("first checkout (by id)", "git clone --depth 1 --single-branch", res.tvCo, res.gitCo, 1.0)
+	if len(res.tvCo) > 0 {
+		ratios := make([]float64, len(res.tvCo))
+		for i := range res.tvCo {
+			ratios[i] = float64(res.tvCo[i]) / float64(res.gitCo[i])
 		}
 		slices.Sort(ratios)
 		fmt.Printf("| (info) first checkout, each round's tv/git (sorted) | | | %.2f× median (%s) | |\n", ratios[len(ratios)/2], fmtRatios(ratios))
 	}
-	row("tv workspace list", "git ls-remote", tvList, gitList, 1.5)
-	if len(localCo) > 0 {
-		fmt.Printf("| (info) checkout from the local vault vs the same clone | %v | %v | %.2f× | |\n", median(localCo).Round(time.Millisecond), median(gitCo).Round(time.Millisecond), float64(median(localCo))/float64(median(gitCo)))
+	row("tv workspace list", "git ls-remote", res.tvList, res.gitList, 1.5)
+	if len(res.localCo) > 0 {
+		fmt.Printf("| (info) checkout from the local vault vs the same clone | %v | %v | %.2f× | |\n", median(res.localCo).Round(time.Millisecond), median(res.gitCo).Round(time.Millisecond), float64(median(res.localCo))/float64(median(res.gitCo)))
 	}
-	if landed >= 0 {
-		fmt.Printf("| %d concurrent committers, %d workspaces | %d/%d landed | | | 100%% |\n", *committers, *committers, landed, *committers)
+	if res.landed >= 0 {
+		fmt.Printf("| %d concurrent committers, %d workspaces | %d/%d landed | | | 100%% |\n", *committers, *committers, res.landed, *committers)
 	}
-	fmt.Printf("\nserver requests: %d\n", requests.Load())
-	return nil
+	fmt.Printf("\nserver requests: %d\n", requests)
 }
 
 // fmtRatios renders ratios as "0.81 0.90 …".
