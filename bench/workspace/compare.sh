@@ -198,11 +198,19 @@ bench() {
 
 	# ---- checkout vs clone: every run writes into a new directory, nothing
 	# is deleted during the run (on ext4 without a journal, creating files
-	# right after deleting many is slow for whoever comes next).
+	# right after deleting many is slow for whoever comes next: each new
+	# inode is checked against the recently deleted ones), and tv and git
+	# take turns going first, so that neither always meets what the step
+	# before left.
 	log "checkout ($slow reps)"
 	for i in $(seq "$slow"); do
-		run "tv checkout" "$tv" workspace checkout bench --output "$cw/co-$i"
-		run "git clone --no-local" git clone -q --no-local "$gitsrc" "$cw/clone-nl-$i"
+		if ((i % 2)); then
+			run "tv checkout" "$tv" workspace checkout bench --output "$cw/co-$i"
+			run "git clone --no-local" git clone -q --no-local "$gitsrc" "$cw/clone-nl-$i"
+		else
+			run "git clone --no-local" git clone -q --no-local "$gitsrc" "$cw/clone-nl-$i"
+			run "tv checkout" "$tv" workspace checkout bench --output "$cw/co-$i"
+		fi
 		run "git clone" git clone -q "$gitsrc" "$cw/clone-$i"
 	done
 	local co=$cw/co-1 clone=$cw/clone-1

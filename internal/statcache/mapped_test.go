@@ -82,6 +82,50 @@ func TestRetainedMapping(t *testing.T) {
 	}
 }
 
+// TestLargeCacheNotRetained: a cache file over MaxRetainedBytes is not
+// left mapped, retention on or not: its strings are copied out and the
+// mapping released (a 100k-file tree's 17 MB of file pages are not kept
+// on top of the heap).
+func TestLargeCacheNotRetained(t *testing.T) {
+	c := &Cache{Header: testHeader(), Dirs: map[string]*Dir{}}
+	for i := 0; len(c.Files)*64 < 2*MaxRetainedBytes; i++ {
+		c.Files = append(c.Files, Entry{Path: fmt.Sprintf("d%03d/note-%06d.md", i/1000, i), Mode: 0o100644, ID: [20]byte{byte(i)}, Stamp: fastio.Stamp{Size: int64(i), Mtime: 5, Ino: uint64(i)}})
+	}
+	path := save(t, c)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() <= MaxRetainedBytes {
+		t.Fatalf("the test's cache file is %d bytes, not over MaxRetainedBytes (%d)", fi.Size(), MaxRetainedBytes)
+	}
+	RetainMappings(true)
+	defer RetainMappings(false)
+	loaded, err := Load(path, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded.Files) != len(c.Files) || loaded.Files[len(c.Files)-1].Path != c.Files[len(c.Files)-1].Path {
+		t.Fatalf("loaded %d files, want %d", len(loaded.Files), len(c.Files))
+	}
+	if inMappingOf(t, path, loaded.Files[0].Path) {
+		t.Fatalf("a %d-byte cache's paths point into its mapping; want them copied out (over MaxRetainedBytes)", fi.Size())
+	}
+	if mapped(t, path) {
+		t.Fatalf("the %d-byte cache file is still mapped after Load", fi.Size())
+	}
+}
+
+// mapped reports whether the file at path is mapped in this process.
+func mapped(t *testing.T, path string) bool {
+	t.Helper()
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	return strings.Contains(string(maps), " "+path+"\n")
+}
+
 // inMappingOf reports whether s's bytes lie in a mapping of the file at
 // path, from /proc/self/maps.
 func inMappingOf(t *testing.T, path, s string) bool {

@@ -102,7 +102,7 @@ func Load(path string, max int64) (*Cache, error) {
 		release()
 		return nil, fmt.Errorf("%s changed while it was read", path)
 	}
-	retain := retainMappings.Load()
+	retain := retainMappings.Load() && len(data) <= MaxRetainedBytes
 	c, err := decodeMapped(data, !retain)
 	if err != nil || !retain {
 		release()
@@ -120,7 +120,7 @@ func Load(path string, max int64) (*Cache, error) {
 var retainMappings atomic.Bool
 
 // RetainMappings(true) makes every later Load of this process leave the
-// cache file mapped until the process exits, with the cache's paths and
+// cache file (of at most MaxRetainedBytes) mapped until the process exits, with the cache's paths and
 // names cut from the mapping instead of copied out of it (internStrings):
 // a 10k-file cache's strings are ~660 KB of fresh memory per command,
 // ~165 page faults that cost more than the rest of reading the cache
