@@ -45,7 +45,8 @@ func openWorkTree(dir string, repo *gitwork.Repo) (*source, error) {
 	closeBoth := func() error { root.Close(); return top.Close() }
 	filter := &scanFilter{m: m, prefix: prefix}
 	files, err := inventoryFS(root.FS(), filter, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
-		return func() (io.ReadCloser, error) { return openRegular(root, p, info) }
+		size := info.Size() // not info: ~245 bytes a file, kept until the import ends
+		return func() (io.ReadCloser, error) { return openRegular(root, p, size) }
 	})
 	if err == nil {
 		err = filter.err()

@@ -138,7 +138,8 @@ func openFolder(dir string) (*source, error) {
 	}
 	fsys := root.FS()
 	files, err := inventoryFS(fsys, nil, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
-		return func() (io.ReadCloser, error) { return openRegular(root, p, info) }
+		size := info.Size() // not info: ~245 bytes a file, kept until the import ends
+		return func() (io.ReadCloser, error) { return openRegular(root, p, size) }
 	})
 	if err != nil {
 		root.Close()
@@ -218,14 +219,15 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.File
 }
 
 // openRegular opens a regular file inside root without following a
-// symlink and checks that it is still the file that was inspected.
-func openRegular(root *os.Root, name string, want fs.FileInfo) (io.ReadCloser, error) {
+// symlink and checks that it is still the file that was inspected: a
+// regular file of the size then seen.
+func openRegular(root *os.Root, name string, size int64) (io.ReadCloser, error) {
 	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	got, err := f.Stat()
-	if err == nil && (!got.Mode().IsRegular() || got.Size() != want.Size()) {
+	if err == nil && (!got.Mode().IsRegular() || got.Size() != size) {
 		err = fmt.Errorf("%w: %s changed while it was being read; try again", ErrConflict, name)
 	}
 	if err != nil {
