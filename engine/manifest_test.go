@@ -3,7 +3,11 @@ package engine
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/thalix/tv/internal/fastio"
@@ -80,4 +84,59 @@ func manifestOfBase(b *statcache.Cache) *Manifest {
 		m.Files[i] = ManifestFile{Path: e.Path, Version: e.ID, SHA256: hex.EncodeToString(e.SHA256[:]), Size: e.Stamp.Size, Mode: modeText(FileMode(e.Mode))}
 	}
 	return m
+}
+
+// TestReadManifestIdentity: the identity read without the file list
+// equals ReadManifest's, whatever the list's place in the object; a
+// damaged or missing manifest is refused as ReadManifest refuses it.
+func TestReadManifestIdentity(t *testing.T) {
+	const id, vault = `"workspace_id": "ws_abcdefghijklmnopqrst"`, `"vault_id": "vault_0123456789abcdef"`
+	files := `"files": [{"path": "a.md", "version": "0102030000000000000000000000000000000000", "sha256": "` + strings.Repeat("ab", 32) + `", "size": 1, "mode": "100644"}]`
+	head := `"format": 1, ` + vault + `, ` + id + `, "workspace_name": "demo", "baseline": "0102030000000000000000000000000000000000"`
+	tests := []struct {
+		name, manifest string
+		err            error // nil: the identity equals ReadManifest's
+	}{
+		{"as tv writes it", `{` + head + `, ` + files + `}`, nil},
+		{"files first", `{` + files + `, ` + head + `}`, nil},
+		{"unknown members", `{"note": {"x": [1, 2]}, ` + head + `, "scope": ["stages"], ` + files + `}`, nil},
+		{"not an object", `[1, 2]`, ErrRefused},
+		{"damaged", `{` + head + `, "files": [`, nil}, // the list is never read: the identity stands
+		{"damaged identity", `{"format": 1, "workspace_id": 5}`, ErrRefused},
+		{"no workspace id", `{"format": 1, ` + vault + `, "workspace_name": "demo", "baseline": "0102030000000000000000000000000000000000", ` + files + `}`, ErrRefused},
+		{"wrong format", `{"format": 2, ` + vault + `, ` + id + `, "workspace_name": "demo", "baseline": "0102030000000000000000000000000000000000", ` + files + `}`, ErrRefused},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ManifestName), []byte(tc.manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readManifestIdentity(dir)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("err = %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ReadManifest(dir)
+			if err != nil {
+				if tc.name == "damaged" {
+					want = &Manifest{Format: 1, VaultID: "vault_0123456789abcdef", WorkspaceID: "ws_abcdefghijklmnopqrst", WorkspaceName: "demo", Baseline: Hash{1, 2, 3}}
+				} else {
+					t.Fatal(err)
+				}
+			}
+			want.Files = nil
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("identity %+v, ReadManifest's %+v", got, want)
+			}
+		})
+	}
+	if _, err := readManifestIdentity(t.TempDir()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("no manifest: err = %v, want ErrNotFound", err)
+	}
 }

@@ -224,7 +224,7 @@ func (e *Engine) resolveTarget(ctx context.Context, target string) (*Info, error
 	}
 	_, err = os.Lstat(filepath.Join(target, ManifestName))
 	if err == nil || target == "." || strings.ContainsRune(target, filepath.Separator) {
-		m, err := ReadManifest(target)
+		m, err := readManifestIdentity(target)
 		if err != nil {
 			return nil, err
 		}
