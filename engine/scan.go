@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,7 +152,11 @@ func scanCheckout(dir string, b *statcache.Cache, filter *scanFilter) (*snapshot
 	q := &scanQueue{todo: []*dirScan{top}, pending: 1}
 	q.cond.L = &q.mu
 	var wg sync.WaitGroup
-	for range ScanWorkers {
+	// A folder's stats and reads are raw system calls, which keep their
+	// processor while the kernel works: a worker more than there are
+	// processors never runs beside the others, it only adds hand-offs
+	// (walk-test of 1k and 10k files ~4% slower with 8 workers on 2).
+	for range min(ScanWorkers, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
