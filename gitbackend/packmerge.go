@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"hash/crc32"
 	"hash/fnv"
 	"io"
@@ -17,7 +18,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -43,7 +43,7 @@ import (
 //  3. select: the candidates, sorted by type, name, size and recency
 //     (largest and newest first: the newest version of a file stays
 //     whole, older ones become deltas of it, as git does), each try the DeltaWindow objects
-//     before them as a base (go-git's DiffDelta) and keep the smallest
+//     before them as a base (deltaenc.go) and keep the smallest
 //     delta under half the object's size; a delta under 1/64 of it is
 //     taken at once. A chain base from a merged pack, which no tree of the
 //     merge names, tries the candidates nearest in size instead (the next
@@ -74,9 +74,19 @@ const mergeContentBytes = 32 << 20
 // delta (the entry header and base offset eat the gain).
 const mergeMinDeltaBytes = 64
 
-// mergeZlibLevel compresses the deltas a merge writes: they are small and
-// written once, so a better level costs little.
+// mergeZlibLevel compresses the deltas a merge writes from
+// mergeStoredDeltaBytes on: they are written once, so a better level
+// costs little.
 const mergeZlibLevel = zlib.DefaultCompression
+
+// mergeStoredDeltaBytes is the delta size under which a merge stores a
+// delta in zlib's stored blocks instead of compressing it: a delta that
+// small is copy instructions, an object id or a line or two of text,
+// which deflate barely shrinks, and a deflate writer is ~1 MiB of fresh
+// memory (a page fault per 4 KiB) for a merge that may write only such
+// deltas (bench/history's 16-pack merges write 39 deltas of under 200
+// bytes).
+const mergeStoredDeltaBytes = 1 << 10
 
 // mergeSource is one pack being merged.
 type mergeSource struct {
@@ -187,10 +197,17 @@ func (v *Vault) mergePacks(dir string, names []string, batch *pendingPack) (name
 	cands = selectDeltas(cands)
 
 	// No seen set: markDuplicates already chose the one entry written
-	// for each object.
-	w := &packWriter{v: v, entries: make([]packEntry, 0, len(all))}
+	// for each object, and every one is written (writeMerged), so the
+	// pack's count is known before its first entry.
+	unique := 0
+	for _, e := range all {
+		if e.dup == nil {
+			unique++
+		}
+	}
+	w := &packWriter{v: v, entries: make([]packEntry, 0, unique)}
 	defer w.removeTemp() // nothing once finish renamed it
-	if err := w.start(); err != nil {
+	if err := w.startCounted(unique); err != nil {
 		return "", fmt.Errorf("consolidate: %w", err)
 	}
 	if err := w.writeMerged(all, cands); err != nil {
@@ -327,7 +344,7 @@ func markDuplicates(srcs []*mergeSource) []*mergeEntry {
 		byID[i] = int32(i)
 	}
 	slices.SortFunc(byID, func(a, b int32) int {
-		return cmp.Or(bytes.Compare(all[a].id[:], all[b].id[:]), cmp.Compare(a, b))
+		return cmp.Or(compareIDs(&all[a].id, &all[b].id), cmp.Compare(a, b))
 	})
 	for k := 1; k < len(byID); k++ {
 		if e, prev := all[byID[k]], all[byID[k-1]]; e.id == prev.id {
@@ -479,10 +496,11 @@ func selectDeltas(cands []*mergeEntry) []*mergeEntry {
 	slices.SortStableFunc(cands, func(a, b *mergeEntry) int {
 		return cmp.Or(cmp.Compare(a.head.typ, b.head.typ), cmp.Compare(a.name, b.name), cmp.Compare(b.head.size, a.head.size), b.src.written.Compare(a.src.written))
 	})
+	var enc deltaEncoder
 	for i, e := range cands {
-		bestDelta(e, cands[max(0, i-DeltaWindow):i], false)
+		bestDelta(&enc, e, cands[max(0, i-DeltaWindow):i], false)
 	}
-	nearestSizeDeltas(cands)
+	nearestSizeDeltas(&enc, cands)
 	return baseFirst(cands)
 }
 
@@ -491,7 +509,7 @@ func selectDeltas(cands []*mergeEntry) []*mergeEntry {
 // in a merged pack: the newest version the pack had of some file), the
 // nearestSizeTries candidates of its type closest in size, whatever their
 // name: the next versions of that file are among them.
-func nearestSizeDeltas(cands []*mergeEntry) {
+func nearestSizeDeltas(enc *deltaEncoder, cands []*mergeEntry) {
 	based := map[*mergeEntry]bool{}
 	for _, e := range cands {
 		if e.base != nil {
@@ -519,7 +537,7 @@ func nearestSizeDeltas(cands []*mergeEntry) {
 		}
 		window = slices.DeleteFunc(window, func(b *mergeEntry) bool { return b.head.typ != e.head.typ || dependsOn(b, e) })
 		slices.Reverse(window) // bestDelta tries the end first
-		bestDelta(e, window, true)
+		bestDelta(enc, e, window, true)
 		if e.base != nil {
 			based[e.base] = true // its depth is final now
 		}
@@ -562,14 +580,14 @@ func baseFirst(cands []*mergeEntry) []*mergeEntry {
 }
 
 // bestDelta makes e a delta of the window's object that gives the
-// smallest delta under half e's size, if any; a base must have e's name
+// smallest delta under half e's size, if any (enc makes them); a base must have e's name
 // unless anyName. Two objects of one pack
 // that holds deltas (a merge wrote it, or git) were tried against each
 // other when it was written: they are not tried again, so a merge's cost
 // follows its new objects, not the whole objects of the packs it takes
 // in. A delta under 1/64 of the object (a version one line away) is
 // taken at once.
-func bestDelta(e *mergeEntry, window []*mergeEntry, anyName bool) {
+func bestDelta(enc *deltaEncoder, e *mergeEntry, window []*mergeEntry, anyName bool) {
 	limit := e.head.size/2 - 20
 	good := e.head.size/64 + 32
 	for j := len(window) - 1; j >= 0 && limit > good; j-- {
@@ -580,8 +598,7 @@ func bestDelta(e *mergeEntry, window []*mergeEntry, anyName bool) {
 		if diff := b.head.size - e.head.size; diff >= limit || -diff >= limit {
 			continue
 		}
-		d := packfile.DiffDelta(b.content, e.content)
-		if int64(len(d)) < limit {
+		if d := enc.delta(b.content, e.content, limit); d != nil {
 			e.base, e.delta, e.depth, limit = b, d, b.depth+1, int64(len(d))
 		}
 	}
@@ -590,7 +607,7 @@ func bestDelta(e *mergeEntry, window []*mergeEntry, anyName bool) {
 // writeMerged writes the merge's entries (see the top of this file).
 func (w *packWriter) writeMerged(all, cands []*mergeEntry) error {
 	var zbuf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&zbuf, mergeZlibLevel) // level is valid
+	var zw *zlib.Writer // made for the first delta that is compressed
 	for _, e := range cands {
 		if e.base == nil {
 			if err := w.copyEntry(e, nil); err != nil {
@@ -599,10 +616,18 @@ func (w *packWriter) writeMerged(all, cands []*mergeEntry) error {
 			continue
 		}
 		zbuf.Reset()
-		zw.Reset(&zbuf)
-		zw.Write(e.delta)
-		if err := zw.Close(); err != nil {
-			return err
+		if len(e.delta) < mergeStoredDeltaBytes {
+			zbuf.Write(appendStoredZlib(zbuf.AvailableBuffer(), e.delta))
+		} else {
+			if zw == nil {
+				zw, _ = zlib.NewWriterLevel(&zbuf, mergeZlibLevel) // level is valid
+			} else {
+				zw.Reset(&zbuf)
+			}
+			zw.Write(e.delta)
+			if err := zw.Close(); err != nil {
+				return err
+			}
 		}
 		hdr := appendOfsOffset(packEntryHeader(typeOfsDelta, int64(len(e.delta))), w.pos-e.base.newOff)
 		if err := w.putEntry(e, hdr, zbuf.Bytes()); err != nil {
@@ -717,4 +742,24 @@ func (w *packWriter) writeWhole(e *mergeEntry) error {
 	e.written = true
 	w.entries = append(w.entries, packEntry{id: e.id, offset: e.newOff, crc: w.crc.Sum32()})
 	return nil
+}
+
+// appendStoredZlib appends p to dst as a zlib stream of stored
+// (uncompressed) deflate blocks (RFC 1950, RFC 1951 §3.2.4), which any
+// zlib reader, git's among them, inflates.
+func appendStoredZlib(dst, p []byte) []byte {
+	sum := adler32.Checksum(p)
+	dst = append(dst, 0x78, 0x01) // deflate, 32 KiB window, no dictionary; check bits
+	for {
+		n := min(len(p), 0xffff)
+		final := byte(0)
+		if n == len(p) {
+			final = 1 // the last block
+		}
+		dst = append(dst, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+		dst = append(dst, p[:n]...)
+		if p = p[n:]; final == 1 {
+			return binary.BigEndian.AppendUint32(dst, sum)
+		}
+	}
 }
