@@ -254,13 +254,11 @@ func scanPack(path, name string, idx *rawIndex) (*mergeSource, error) {
 func (s *mergeSource) scan() error {
 	defer runtime.KeepAlive(s.idx) // it may be mapped (loadPackIndex)
 	n := len(s.idx.names) / 20
-	order := make([]int, n) // index positions in pack order
-	offs := make([]int64, n)
+	order := make([]keyed, n) // index positions in pack order
 	for i := range n {
-		order[i] = i
-		offs[i] = s.idx.offset(i)
+		order[i] = keyed{uint64(s.idx.offset(i)), int32(i)}
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(offs[a], offs[b]) })
+	sortKeyed(order)
 
 	data := s.data
 	if len(data) < 12+20 {
@@ -278,13 +276,14 @@ func (s *mergeSource) scan() error {
 	backing := make([]mergeEntry, n) // one allocation for the pack's entries
 	pos := int64(len(hdr))
 	var rd bytes.Reader // parses every entry's header
-	for k, i := range order {
+	for k, o := range order {
+		i, off := int(o.pos), int64(o.key)
 		next := end
 		if k+1 < n {
-			next = offs[order[k+1]]
+			next = int64(order[k+1].key)
 		}
-		if offs[i] != pos || next <= pos || next > end {
-			return fmt.Errorf("entry at %d does not follow the previous one (at %d) inside the pack", offs[i], pos)
+		if off != pos || next <= pos || next > end {
+			return fmt.Errorf("entry at %d does not follow the previous one (at %d) inside the pack", off, pos)
 		}
 		e := &backing[k]
 		*e = mergeEntry{src: s, off: pos, end: next, srcDep: -1}
@@ -339,15 +338,9 @@ func markDuplicates(srcs []*mergeSource) []*mergeEntry {
 	// The entries' positions sorted by object, then position: each run
 	// of one object starts with its first entry. (A map from object to
 	// entry cost 368 KB of fresh memory for a merge of 5,385 entries.)
-	byID := make([]int32, len(all))
-	for i := range byID {
-		byID[i] = int32(i)
-	}
-	slices.SortFunc(byID, func(a, b int32) int {
-		return cmp.Or(compareIDs(&all[a].id, &all[b].id), cmp.Compare(a, b))
-	})
+	byID := sortByID(len(all), func(i int32) *engine.Hash { return &all[i].id })
 	for k := 1; k < len(byID); k++ {
-		if e, prev := all[byID[k]], all[byID[k-1]]; e.id == prev.id {
+		if e, prev := all[byID[k].pos], all[byID[k-1].pos]; e.id == prev.id {
 			e.dup = prev.canonical()
 		}
 	}

@@ -26,6 +26,9 @@ import (
 // Pack writing tunables.
 const (
 	packBufferBytes = 256 << 10
+	// mergeBufferBytes buffers a merge's pack, written entry by entry
+	// from the mapped packs (a fresh 256 KiB is 64 page faults).
+	mergeBufferBytes = 64 << 10
 	readBufferBytes = 128 << 10
 	// writebackBytes is how much new pack data starts its write to disk
 	// while the batch goes on (see startWriteback).
@@ -77,9 +80,9 @@ type packWriter struct {
 
 	// A merge knows how many entries it writes before the first: its
 	// header carries count from the start and sum takes the SHA-1 of the
-	// pack as it is written, so the trailer needs no second read of the
-	// pack (a batch skips objects the vault has, so it fixes its count
-	// at the end and hashes the file again).
+	// pack as its buffer is written out, so the trailer needs no second
+	// read of the pack (a batch skips objects the vault has, so it fixes
+	// its count at the end and hashes the file again).
 	count uint32
 	sum   hash.Hash
 
@@ -95,9 +98,6 @@ var writerBufs = sync.Pool{New: func() any { b := make([]byte, readBufferBytes);
 func (w *packWriter) Write(p []byte) (int, error) {
 	n, err := w.bw.Write(p)
 	w.crc.Write(p[:n])
-	if w.sum != nil {
-		w.sum.Write(p[:n])
-	}
 	w.pos += int64(n)
 	if end := w.pos - int64(w.bw.Buffered()); end-w.writeback >= writebackBytes {
 		startWriteback(w.f, w.writeback, end-w.writeback)
@@ -134,7 +134,13 @@ func (w *packWriter) start() error {
 		return err
 	}
 	w.f = f
-	w.bw = bufio.NewWriterSize(f, packBufferBytes)
+	if w.sum != nil {
+		// Counted: the pack is hashed as the buffer goes to the file, in
+		// large pieces rather than entry by entry.
+		w.bw = bufio.NewWriterSize(io.MultiWriter(f, w.sum), mergeBufferBytes)
+	} else {
+		w.bw = bufio.NewWriterSize(f, packBufferBytes)
+	}
 	w.crc = crc32.NewIEEE()
 	// Header; a batch's object count is fixed up at Finish.
 	hdr := binary.BigEndian.AppendUint32([]byte{'P', 'A', 'C', 'K', 0, 0, 0, 2}, w.count)
@@ -262,6 +268,7 @@ func (w *packWriter) truncate(off int64) error {
 	}
 	w.pos = off
 	w.writeback = min(w.writeback, off)
+	w.sum = nil // what it hashed is cut off: the trailer hashes the file again
 	return nil
 }
 
@@ -464,7 +471,7 @@ func writeIndexFile(dir string, entries []packEntry, packSum [20]byte) (string, 
 // trailing checksum: magic, version, fanout, sorted ids, CRC32s, 31-bit
 // offsets, 64-bit offsets, pack checksum.
 func encodeIndex(w io.Writer, entries []packEntry, packSum [20]byte) error {
-	slices.SortFunc(entries, func(a, b packEntry) int { return compareIDs(&a.id, &b.id) })
+	sortEntriesByID(entries)
 	var b4 [4]byte
 	put := func(v uint32) error {
 		binary.BigEndian.PutUint32(b4[:], v)
@@ -658,4 +665,33 @@ func compareIDs(a, b *engine.Hash) int {
 		return c
 	}
 	return bytes.Compare(a[8:], b[8:])
+}
+
+// sortEntriesByID sorts entries by object id (sortByID), moving each
+// entry once.
+func sortEntriesByID(entries []packEntry) {
+	if len(entries) <= keyedInsertionMax {
+		slices.SortFunc(entries, func(a, b packEntry) int { return compareIDs(&a.id, &b.id) })
+		return
+	}
+	ks := sortByID(len(entries), func(i int32) *engine.Hash { return &entries[i].id })
+	// entries[k] is to become entries[ks[k].pos]: follow each cycle of
+	// the permutation, marking the places done.
+	for start := range ks {
+		if ks[start].pos < 0 {
+			continue
+		}
+		tmp := entries[start]
+		k := start
+		for {
+			from := int(ks[k].pos)
+			ks[k].pos = -1
+			if from == start {
+				entries[k] = tmp
+				break
+			}
+			entries[k] = entries[from]
+			k = from
+		}
+	}
 }
