@@ -29,7 +29,7 @@ const (
 	// mergeBufferBytes buffers a merge's pack, written entry by entry
 	// from the mapped packs (a fresh 256 KiB is 64 page faults).
 	mergeBufferBytes = 64 << 10
-	readBufferBytes = 128 << 10
+	readBufferBytes  = 128 << 10
 	// writebackBytes is how much new pack data starts its write to disk
 	// while the batch goes on (see startWriteback).
 	writebackBytes = 8 << 20
