@@ -16,6 +16,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zlib"
@@ -170,7 +172,9 @@ func (v *Vault) mergePacks(dir string, names []string, batch *pendingPack) (name
 	var srcs []*mergeSource
 	defer func() {
 		for _, s := range srcs {
-			s.release()
+			if s != nil {
+				s.release()
+			}
 		}
 	}()
 	// The packs are mapped: a pack cut short under the merge (by
@@ -186,17 +190,21 @@ func (v *Vault) mergePacks(dir string, names []string, batch *pendingPack) (name
 			panic(r)
 		}
 	}()
-	for _, n := range names {
-		var s *mergeSource
-		if n == batchPackName {
-			s, err = scanPack(batch.path, "this batch's pack", batch.idx)
+	srcs = make([]*mergeSource, len(names))
+	err = inParallel(len(names), func(_, i int) error {
+		var err error
+		if names[i] == batchPackName {
+			srcs[i], err = scanPack(batch.path, "this batch's pack", batch.idx)
 		} else {
-			s, err = scanPackNamed(dir, n)
+			srcs[i], err = scanPackNamed(dir, names[i])
 		}
 		if err != nil {
-			return "", fmt.Errorf("consolidate %s: %w", n, err)
+			return fmt.Errorf("consolidate %s: %w", names[i], err)
 		}
-		srcs = append(srcs, s)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	all := markDuplicates(srcs)
 	for _, e := range all {
@@ -426,8 +434,6 @@ func nameHash(name string) uint32 {
 func loadCandidates(all []*mergeEntry) ([]*mergeEntry, error) {
 	budget := int64(mergeContentBytes)
 	var cands []*mergeEntry
-	var in entryInflater
-	defer in.close()
 	for _, e := range all {
 		if e.dup != nil || !isCandidateType(int(e.typ)) || e.size < mergeMinDeltaBytes || e.size > min(DeltaMaxObjectBytes, budget) {
 			continue
@@ -435,13 +441,27 @@ func loadCandidates(all []*mergeEntry) ([]*mergeEntry, error) {
 		if e.src.hasDeltas && e.below == 0 {
 			continue
 		}
-		content, err := in.inflate(e)
-		if err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.id, err)
-		}
 		budget -= e.size
-		e.mergeCand = &mergeCand{content: content}
+		e.mergeCand = &mergeCand{}
 		cands = append(cands, e)
+	}
+	inflaters := make([]entryInflater, mergeWorkers())
+	defer func() {
+		for i := range inflaters {
+			inflaters[i].close()
+		}
+	}()
+	err := inParallel(len(cands), func(worker, i int) error {
+		e := cands[i]
+		content, err := inflaters[worker].inflate(e)
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", e.id, err)
+		}
+		e.content = content
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return cands, nil
 }
@@ -771,4 +791,55 @@ func appendStoredZlib(dst, p []byte) []byte {
 			return binary.BigEndian.AppendUint32(dst, sum)
 		}
 	}
+}
+
+// mergeWorkers is how many goroutines a merge scans its packs and
+// inflates its candidates with: a commit waits for its merge, and the
+// other cores are idle meanwhile (bench/history's merge of the whole
+// vault scans 16 packs, 2,793 of their 5,379 entries in one, and
+// inflates 712 KB).
+func mergeWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
+
+// inParallel calls work(worker, i) for every i in 0..n-1 on up to
+// mergeWorkers goroutines (worker tells them apart) and returns the
+// error of the lowest i that failed. A fault reading a mapped pack in a
+// worker is that call's error, as it is mergePacks' on its own goroutine
+// (SetPanicOnFault is per goroutine).
+func inParallel(n int, work func(worker, i int) error) error {
+	workers := min(n, mergeWorkers())
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			i := -1
+			defer func() {
+				if r := recover(); r != nil {
+					if _, fault := r.(interface{ Addr() uintptr }); fault && i >= 0 {
+						errs[i] = fmt.Errorf("a merged pack changed under the merge: %v", r)
+						return
+					}
+					panic(r)
+				}
+			}()
+			for {
+				if i = int(next.Add(1) - 1); i >= n {
+					return
+				}
+				if errs[i] = work(w, i); errs[i] != nil {
+					next.Store(int64(n)) // the others stop after their current call
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -84,3 +84,38 @@ func TestSortByIDKeepsDuplicatesInPositionOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestInParallel: every call is made once, each worker index is below
+// mergeWorkers, and the error of the lowest failing call is returned.
+func TestInParallel(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 100} {
+		for _, failAt := range []int{-1, 0, n / 2, n - 1} {
+			t.Run(fmt.Sprintf("n %d fail %d", n, failAt), func(t *testing.T) {
+				calls := make([]int32, n)
+				err := inParallel(n, func(worker, i int) error {
+					if worker < 0 || worker >= mergeWorkers() {
+						t.Errorf("worker %d", worker)
+					}
+					calls[i]++ // one call per i: no two workers share an i
+					if i == failAt {
+						return fmt.Errorf("fail %d", i)
+					}
+					return nil
+				})
+				switch {
+				case failAt < 0 || failAt >= n:
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, c := range calls {
+						if c != 1 {
+							t.Fatalf("call %d made %d times", i, c)
+						}
+					}
+				case err == nil || err.Error() != fmt.Sprintf("fail %d", failAt):
+					t.Fatalf("err = %v, want fail %d", err, failAt)
+				}
+			})
+		}
+	}
+}
