@@ -35,7 +35,9 @@ import (
 //     its SHA-1 trailer (a corrupt pack is never spread: the merge stops),
 //     and its header parsed; the chains of the packs' own deltas are
 //     measured. Every later step reads the packs through the mappings:
-//     an entry copied is a slice of its pack.
+//     an entry copied is a slice of its pack. The packs are scanned on
+//     mergeWorkers goroutines, and the candidates inflated so (the
+//     commit waits for its merge while the other cores idle).
 //  2. candidates (loadCandidates): whole trees and blobs from 64 bytes to
 //     DeltaMaxObjectBytes are inflated, up to mergeContentBytes in all:
 //     all of a batch's pack, but of a pack that holds deltas only the
@@ -44,10 +46,10 @@ import (
 //     hash of its name, so versions of one file meet. Commits stay whole.
 //  3. select: the candidates, sorted by type, name, size and recency
 //     (largest and newest first: the newest version of a file stays
-//     whole, older ones become deltas of it, as git does), each try the DeltaWindow objects
-//     before them as a base (deltaenc.go) and keep the smallest
-//     delta under half the object's size; a delta under 1/64 of it is
-//     taken at once. A chain base from a merged pack, which no tree of the
+//     whole, older ones become deltas of it, as git does), each try the
+//     DeltaWindow objects before them as a base (deltaenc.go) and keep
+//     the smallest delta under half the object's size; a delta under
+//     1/64 of it is taken at once. A chain base from a merged pack, which no tree of the
 //     merge names, tries the candidates nearest in size instead (the next
 //     versions of its file). A chain never gets deeper than DeltaDepth,
 //     counting the deltas the merged packs already hang on the object.
@@ -66,7 +68,12 @@ import (
 // commits through the vault API: the vault is 0.94× the same objects in
 // git after `git gc`, a merge of 16 batch packs takes 10–40 ms, and the
 // rare merge of the whole vault (4,481 entries) 40 ms, on a machine at
-// load 18–20.
+// load 18–20. On an idle 2-core machine, through `tv workspace commit`
+// (session 10): the whole-vault merge at commit 894 (16 packs, 549 KB,
+// 5,379 entries, 712 KB inflated) costs ~9 ms over a commit that merges
+// nothing, a merge of 16 batch packs ~4 ms; the merge's fresh memory,
+// a page fault per 4 KiB, is a good part of that, hence the reused
+// delta index, the packed entries and the stored small deltas.
 
 // mergeContentBytes bounds the inflated objects one merge holds for delta
 // selection; objects beyond it are copied as they are.
