@@ -34,7 +34,8 @@
 // once and checked against its CRC-32s and checksum; similar objects
 // (same type, same name in their trees, sizes close) become OFS_DELTA
 // entries of each other, a window of DeltaWindow, chains at most
-// DeltaDepth deep, using go-git's DiffDelta; the old packs' deltas are
+// DeltaDepth deep, made by the merge's own encoder (deltaenc.go), which
+// keeps its index from one try to the next; the old packs' deltas are
 // copied with their base offsets rewritten. Old packs leave objects/pack
 // only once the new pack is durable in place: an object is never lost, a
 // crash at worst leaves a duplicate. They are renamed into the vault's

@@ -3,6 +3,7 @@ package gitbackend
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"encoding/binary"
@@ -25,7 +26,10 @@ import (
 // Pack writing tunables.
 const (
 	packBufferBytes = 256 << 10
-	readBufferBytes = 128 << 10
+	// mergeBufferBytes buffers a merge's pack, written entry by entry
+	// from the mapped packs (a fresh 256 KiB is 64 page faults).
+	mergeBufferBytes = 64 << 10
+	readBufferBytes  = 128 << 10
 	// writebackBytes is how much new pack data starts its write to disk
 	// while the batch goes on (see startWriteback).
 	writebackBytes = 8 << 20
@@ -73,6 +77,14 @@ type packWriter struct {
 	seen    map[engine.Hash]bool
 	err     error // first failure: the batch is aborted
 	done    bool
+
+	// A merge knows how many entries it writes before the first: its
+	// header carries count from the start and sum takes the SHA-1 of the
+	// pack as its buffer is written out, so the trailer needs no second
+	// read of the pack (a batch skips objects the vault has, so it fixes
+	// its count at the end and hashes the file again).
+	count uint32
+	sum   hash.Hash
 
 	writeback int64      // bytes of the pack handed to the disk early (startWriteback)
 	pipe      *packPipe  // compression workers (packpipe.go), nil until used
@@ -122,13 +134,30 @@ func (w *packWriter) start() error {
 		return err
 	}
 	w.f = f
-	w.bw = bufio.NewWriterSize(f, packBufferBytes)
+	if w.sum != nil {
+		// Counted: the pack is hashed as the buffer goes to the file, in
+		// large pieces rather than entry by entry.
+		w.bw = bufio.NewWriterSize(io.MultiWriter(f, w.sum), mergeBufferBytes)
+	} else {
+		w.bw = bufio.NewWriterSize(f, packBufferBytes)
+	}
 	w.crc = crc32.NewIEEE()
-	// Header; the object count is fixed up at Finish.
-	if _, err := w.Write([]byte{'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0}); err != nil {
+	// Header; a batch's object count is fixed up at Finish.
+	hdr := binary.BigEndian.AppendUint32([]byte{'P', 'A', 'C', 'K', 0, 0, 0, 2}, w.count)
+	if _, err := w.Write(hdr); err != nil {
 		return err
 	}
 	return nil
+}
+
+// startCounted starts a pack that will hold exactly n entries (a
+// merge's), hashed as it is written (see packWriter.count).
+func (w *packWriter) startCounted(n int) error {
+	if int64(n) > 1<<32-1 {
+		return fmt.Errorf("%w: %d objects do not fit in one pack", engine.ErrRefused, n)
+	}
+	w.count, w.sum = uint32(n), sha1.New()
+	return w.start()
 }
 
 // writeEntryHeader writes a pack entry header: type and size in git's
@@ -239,6 +268,7 @@ func (w *packWriter) truncate(off int64) error {
 	}
 	w.pos = off
 	w.writeback = min(w.writeback, off)
+	w.sum = nil // what it hashed is cut off: the trailer hashes the file again
 	return nil
 }
 
@@ -354,6 +384,14 @@ func (w *packWriter) writeTrailer() ([20]byte, error) {
 	if err := w.bw.Flush(); err != nil {
 		return packSum, fmt.Errorf("write pack: %w", err)
 	}
+	if w.sum != nil && int64(len(w.entries)) == int64(w.count) {
+		// Counted and hashed as written (startCounted).
+		w.sum.Sum(packSum[:0])
+		if _, err := w.f.WriteAt(packSum[:], w.pos); err != nil {
+			return packSum, fmt.Errorf("write pack: %w", err)
+		}
+		return packSum, nil
+	}
 	var count [4]byte
 	binary.BigEndian.PutUint32(count[:], uint32(len(w.entries)))
 	if _, err := w.f.WriteAt(count[:], 8); err != nil {
@@ -433,14 +471,7 @@ func writeIndexFile(dir string, entries []packEntry, packSum [20]byte) (string, 
 // trailing checksum: magic, version, fanout, sorted ids, CRC32s, 31-bit
 // offsets, 64-bit offsets, pack checksum.
 func encodeIndex(w io.Writer, entries []packEntry, packSum [20]byte) error {
-	slices.SortFunc(entries, func(a, b packEntry) int {
-		for i := range a.id {
-			if a.id[i] != b.id[i] {
-				return int(a.id[i]) - int(b.id[i])
-			}
-		}
-		return 0
-	})
+	sortEntriesByID(entries)
 	var b4 [4]byte
 	put := func(v uint32) error {
 		binary.BigEndian.PutUint32(b4[:], v)
@@ -461,8 +492,8 @@ func encodeIndex(w io.Writer, entries []packEntry, packSum [20]byte) error {
 			return err
 		}
 	}
-	for _, e := range entries {
-		if _, err := w.Write(e.id[:]); err != nil {
+	for i := range entries { // e.id[:] of a copy e would move each copy to the heap
+		if _, err := w.Write(entries[i].id[:]); err != nil {
 			return err
 		}
 	}
@@ -625,4 +656,42 @@ func (w *memWriter) Abort() error {
 	w.done = true
 	w.pending = nil
 	return nil
+}
+
+// compareIDs orders object ids as their bytes do, the first eight bytes
+// compared as one number (ids are uniform: they almost always decide).
+func compareIDs(a, b *engine.Hash) int {
+	if c := cmp.Compare(binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])); c != 0 {
+		return c
+	}
+	return bytes.Compare(a[8:], b[8:])
+}
+
+// sortEntriesByID sorts entries by object id (sortByID), moving each
+// entry once.
+func sortEntriesByID(entries []packEntry) {
+	if len(entries) <= keyedInsertionMax {
+		slices.SortFunc(entries, func(a, b packEntry) int { return compareIDs(&a.id, &b.id) })
+		return
+	}
+	ks := sortByID(len(entries), func(i int32) *engine.Hash { return &entries[i].id })
+	// entries[k] is to become entries[ks[k].pos]: follow each cycle of
+	// the permutation, marking the places done.
+	for start := range ks {
+		if ks[start].pos < 0 {
+			continue
+		}
+		tmp := entries[start]
+		k := start
+		for {
+			from := int(ks[k].pos)
+			ks[k].pos = -1
+			if from == start {
+				entries[k] = tmp
+				break
+			}
+			entries[k] = entries[from]
+			k = from
+		}
+	}
 }
