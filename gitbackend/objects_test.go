@@ -644,3 +644,39 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadedPackOutlivesItsFile: a pack whose index a vault has loaded
+// stays readable after its files are deleted (a consolidation in another
+// process deletes a pack once its objects are in a new one): the pack is
+// opened with its index, not at its first read, so a reader racing a
+// run of merges does not lose the pack it just found.
+func TestLoadedPackOutlivesItsFile(t *testing.T) {
+	ctx := context.Background()
+	v1 := newDiskVault(t)
+	var first engine.Hash
+	writeBatch(t, v1, func(w engine.ObjectWriter) { first = mustBlob(t, w, "first") })
+	v2, err := Open(v1.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A miss makes v2 list and load the packs without reading from them.
+	if _, _, err := v2.OpenBlob(ctx, engine.Hash{1, 2, 3}); !errors.Is(err, engine.ErrObjectNotFound) {
+		t.Fatalf("missing blob: err = %v, want ErrObjectNotFound", err)
+	}
+	packs, err := filepath.Glob(filepath.Join(v1.Path(), "objects", "pack", "pack-*"))
+	if err != nil || len(packs) == 0 {
+		t.Fatalf("packs: %v, %v", packs, err)
+	}
+	for _, p := range packs {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc, _, err := v2.OpenBlob(ctx, first)
+	if err != nil {
+		t.Fatalf("a loaded pack deleted before its first read: %v", err)
+	}
+	if got := readAllClose(t, rc); string(got) != "first" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -85,9 +85,6 @@ func (v *Vault) refreshPacks() (bool, error) {
 		if have[name] {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, name+".pack")); err != nil {
-			continue // index without its pack: not usable (yet)
-		}
 		idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing (consolidated, git repack)
@@ -95,7 +92,17 @@ func (v *Vault) refreshPacks() (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		added = append(added, &packIndex{name: name, idx: idx})
+		// The pack is opened with its index, not at its first read: a
+		// consolidation may delete it any time after the listing, and an
+		// open file stays readable, so a pack loaded here serves every
+		// object its index names. Opened at the first read, it could be
+		// gone by then, and a reader racing a run of merges could miss
+		// the merged pack on every rescan.
+		p := &packIndex{name: name, idx: idx}
+		if _, _, err := p.open(dir); err != nil {
+			continue // index without its pack (not yet renamed in, or removed)
+		}
+		added = append(added, p)
 	}
 	if len(added) > 0 {
 		changed = true
