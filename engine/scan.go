@@ -316,6 +316,10 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	// Each entry's slash path: a file the base holds takes the base's own
 	// string (no copy per file of an unchanged tree); the others are cut
 	// from one string built for them.
+	// The listing is sorted by name and the base's entries below the
+	// folder by path: a name found at k leaves only the entries after k
+	// to the names after it, and the next name is most often the next
+	// entry itself (an unchanged folder), found without a search.
 	lo, hi := b.Under(prefix)
 	inBase := make([]int32, len(all))
 	var size, nreg, ndir int
@@ -324,7 +328,15 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 		switch {
 		case e.Type.IsRegular():
 			nreg++
-			inBase[i] = int32(b.FindIn(lo, hi, prefix, e.Name))
+			k := -1
+			if lo < hi && b.Files[lo].Path[len(prefix):] == e.Name {
+				k = lo
+			} else {
+				k = b.FindIn(lo, hi, prefix, e.Name)
+			}
+			if k >= 0 {
+				inBase[i], lo = int32(k), k+1
+			}
 		case e.Type.IsDir():
 			ndir++
 		}
