@@ -208,3 +208,35 @@ func cachedStamp(t *testing.T, path, rel string) fastio.Stamp {
 	}
 	return c.Files[i].Stamp
 }
+
+// TestReadBaseAhead: the stat cache read ahead for a checkout is what its
+// next plan uses — not another checkout's plan, and not once the
+// manifest log moved on after the read (the plan then reads the manifest
+// and sees the new baseline).
+func TestReadBaseAhead(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	dirs := setup(t, e, 2)
+	a, b := dirs[0], dirs[1]
+	must[*engine.Plan](t)(e.WalkTest(ctx, a))
+	must[*engine.Plan](t)(e.WalkTest(ctx, b))
+	base := must[*engine.Manifest](t)(engine.ReadManifest(a)).Baseline
+
+	engine.ReadBaseAhead(a)
+	if p := must[*engine.Plan](t)(engine.PlanForTest(b)); p.Changed() || p.Dir != b {
+		t.Fatalf("plan of the other checkout: %s", planString(p))
+	}
+	if p := must[*engine.Plan](t)(engine.PlanForTest(a)); p.Changed() || p.Baseline != base {
+		t.Fatalf("plan from the cache read ahead: %s at %s", planString(p), p.Baseline.Short())
+	}
+
+	engine.ReadBaseAhead(a)
+	engine.BaseAheadReadForTest()
+	moved := engine.Hash{1}
+	if err := engine.AppendLogEntryForTest(a, moved); err != nil {
+		t.Fatal(err)
+	}
+	if p := must[*engine.Plan](t)(engine.PlanForTest(a)); p.Baseline != moved {
+		t.Fatalf("the plan's baseline is %s, want %s: it used a cache read before the log moved", p.Baseline.Short(), moved.Short())
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 
 	"github.com/thalix/tv/internal/fastio"
@@ -85,4 +86,32 @@ func TreesForTest(ctx context.Context, v Vault, files map[string]Hash) (built, a
 		return ZeroHash, ZeroHash, err
 	}
 	return built, applied, w.Finish()
+}
+
+// AppendLogEntryForTest appends to checkout dir's manifest log an entry
+// that moves its baseline to version (no file changes), as a commit or
+// an update completed by another process would.
+func AppendLogEntryForTest(dir string, version Hash) error {
+	_, state, err := readManifestAndLog(dir)
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(manifestLogEntry{Baseline: version})
+	if err != nil {
+		return err
+	}
+	_, err = appendManifestLog(dir, state.fileBaseline, line)
+	return err
+}
+
+// BaseAheadReadForTest waits for the read ReadBaseAhead started to end,
+// leaving its result to be taken.
+func BaseAheadReadForTest() {
+	baseAhead.mu.Lock()
+	c := baseAhead.c
+	baseAhead.mu.Unlock()
+	if c != nil {
+		b := <-c
+		c <- b
+	}
 }

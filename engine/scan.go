@@ -139,6 +139,13 @@ const (
 // .git is never part of a workspace), and what filter leaves out (nil:
 // nothing).
 func scanCheckout(dir string, b *statcache.Cache, filter *scanFilter) (*snapshot, error) {
+	return scanCheckoutAs(dir, b, filter, true)
+}
+
+// scanCheckoutAs is scanCheckout; without listing the snapshot holds no
+// listing (nil), only the files: a scan that validates nothing (diff,
+// update) spares building it (10k entries at 10k files).
+func scanCheckoutAs(dir string, b *statcache.Cache, filter *scanFilter, listing bool) (*snapshot, error) {
 	dir = filepath.Clean(dir)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -173,7 +180,7 @@ func scanCheckout(dir string, b *statcache.Cache, filter *scanFilter) (*snapshot
 		s.close()
 		return nil, q.err
 	}
-	s.collect(top)
+	s.collect(top, listing)
 	if filter != nil {
 		s.ignored = int(filter.ignored.Load())
 	}
@@ -228,8 +235,9 @@ func (q *scanQueue) done(children []*dirScan, err error) {
 	}
 }
 
-// collect appends d's entries and files, depth first, to the snapshot.
-func (s *snapshot) collect(d *dirScan) {
+// collect appends d's files and, with listing, its entries, depth first,
+// to the snapshot.
+func (s *snapshot) collect(d *dirScan, listing bool) {
 	if d.rel == "." {
 		n, nf := 0, 0
 		var count func(d *dirScan)
@@ -241,7 +249,9 @@ func (s *snapshot) collect(d *dirScan) {
 			}
 		}
 		count(d)
-		s.listing = make([]icm.Entry, 0, n)
+		if listing {
+			s.listing = make([]icm.Entry, 0, n)
+		}
 		s.files = make([]*diskFile, 0, nf)
 	}
 	if d.rel == "." {
@@ -269,15 +279,21 @@ func (s *snapshot) collect(d *dirScan) {
 		switch kind {
 		case entryDir:
 			kid := d.children[k]
-			s.listing = append(s.listing, icm.Entry{Path: kid.rel, Type: fs.ModeDir})
-			s.collect(kid)
+			if listing {
+				s.listing = append(s.listing, icm.Entry{Path: kid.rel, Type: fs.ModeDir})
+			}
+			s.collect(kid, listing)
 			k++
 		case entryFile:
-			s.listing = append(s.listing, icm.Entry{Path: d.files[f].path})
+			if listing {
+				s.listing = append(s.listing, icm.Entry{Path: d.files[f].path})
+			}
 			s.files = append(s.files, &d.files[f])
 			f++
 		default:
-			s.listing = append(s.listing, d.others[o])
+			if listing {
+				s.listing = append(s.listing, d.others[o])
+			}
 			o++
 		}
 	}
@@ -316,6 +332,10 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 	// Each entry's slash path: a file the base holds takes the base's own
 	// string (no copy per file of an unchanged tree); the others are cut
 	// from one string built for them.
+	// The listing is sorted by name and the base's entries below the
+	// folder by path: a name found at k leaves only the entries after k
+	// to the names after it, and the next name is most often the next
+	// entry itself (an unchanged folder), found without a search.
 	lo, hi := b.Under(prefix)
 	inBase := make([]int32, len(all))
 	var size, nreg, ndir int
@@ -324,7 +344,15 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 		switch {
 		case e.Type.IsRegular():
 			nreg++
-			inBase[i] = int32(b.FindIn(lo, hi, prefix, e.Name))
+			k := -1
+			if lo < hi && b.Files[lo].Path[len(prefix):] == e.Name {
+				k = lo
+			} else {
+				k = b.FindIn(lo, hi, prefix, e.Name)
+			}
+			if k >= 0 {
+				inBase[i], lo = int32(k), k+1
+			}
 		case e.Type.IsDir():
 			ndir++
 		}

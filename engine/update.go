@@ -128,6 +128,7 @@ type updateFile struct {
 	path    string
 	head    *FileEntry
 	sha256  [32]byte // of the head's version
+	size    int64    // of the head's version (set when staged)
 	content []byte   // merged text to write; nil: the head's blob
 	write   bool     // the checkout's file is written (or removed when head is nil)
 	merged  bool
@@ -187,10 +188,11 @@ func (e *Engine) update(ctx context.Context, p *Plan, opts UpdateOptions) (*Upda
 	if err != nil {
 		return nil, err
 	}
-	if err := applyJournal(p.Dir, j); err != nil {
+	log, err := applyJournal(p.Dir, j, &p.base.Header)
+	if err != nil {
 		return nil, fmt.Errorf("update of %s was interrupted (the next walk-test, commit or update completes it): %w", p.Dir, err)
 	}
-	p.refreshCacheAfterUpdate(head, files)
+	p.recordUpdateInCache(head, log, files)
 	return res, nil
 }
 
@@ -398,25 +400,30 @@ func (e *Engine) stageUpdate(ctx context.Context, p *Plan, head Hash, files []*u
 			}
 			continue
 		}
+		size := int64(-1) // the head's version's, once known
 		if f.write {
 			name := fmt.Sprintf("%06d", i)
-			sum, err := e.stageFile(ctx, filepath.Join(stage, name), f)
+			sum, n, err := e.stageFile(ctx, filepath.Join(stage, name), f)
 			if err != nil {
 				return nil, fmt.Errorf("stage %s: %w", f.path, err)
 			}
 			if f.content == nil {
-				f.sha256 = sum
+				f.sha256, size = sum, n
 			}
 			j.Ops = append(j.Ops, journalOp{Path: f.path, Staged: name})
 		}
 		if f.markers {
 			j.Conflicts = append(j.Conflicts, f.path)
 		}
-		rc, size, err := e.vault.OpenBlob(ctx, f.head.ID)
-		if err != nil {
-			return nil, err
+		if size < 0 {
+			rc, n, err := e.vault.OpenBlob(ctx, f.head.ID)
+			if err != nil {
+				return nil, err
+			}
+			rc.Close()
+			size = n
 		}
-		rc.Close()
+		f.size = size
 		j.Entry.Files = append(j.Entry.Files, ManifestFile{Path: f.path, Version: f.head.ID, SHA256: hex.EncodeToString(f.sha256[:]), Size: size, Mode: modeText(f.head.Mode)})
 	}
 	data, err := encodeJournal(j)
@@ -431,23 +438,22 @@ func (e *Engine) stageUpdate(ctx context.Context, p *Plan, head Hash, files []*u
 }
 
 // stageFile writes f's new content (merged text, or the head's blob,
-// verified against its id) to path and syncs it; it returns the sha256
-// of the blob it wrote.
-func (e *Engine) stageFile(ctx context.Context, path string, f *updateFile) ([32]byte, error) {
+// verified against its id) to path and syncs it; for the head's blob it
+// returns the blob's sha256 and size.
+func (e *Engine) stageFile(ctx context.Context, path string, f *updateFile) (sum [32]byte, size int64, err error) {
 	perm := fs.FileMode(0o644)
 	if f.head.Mode == ModeExecutable {
 		perm = 0o755
 	}
-	var sum [32]byte
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|fastio.NoFollow, perm)
 	if err != nil {
-		return sum, err
+		return sum, 0, err
 	}
 	defer out.Close()
 	if f.content != nil {
 		_, err = out.Write(f.content)
 	} else {
-		err = e.copyBlob(ctx, out, f.head.ID, &sum)
+		size, err = e.copyBlob(ctx, out, f.head.ID, &sum)
 	}
 	if err == nil {
 		err = out.Chmod(perm) // umask must not change what the version says
@@ -455,39 +461,103 @@ func (e *Engine) stageFile(ctx context.Context, path string, f *updateFile) ([32
 	if err == nil {
 		err = out.Sync()
 	}
-	return sum, err
+	return sum, size, err
 }
 
 // copyBlob streams blob id into w, checking its bytes against the id,
-// and stores their sha256 in sum.
-func (e *Engine) copyBlob(ctx context.Context, w io.Writer, id Hash, sum *[32]byte) error {
+// stores their sha256 in sum and returns their count.
+func (e *Engine) copyBlob(ctx context.Context, w io.Writer, id Hash, sum *[32]byte) (int64, error) {
 	rc, size, err := e.vault.OpenBlob(ctx, id)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rc.Close()
 	h1, h2 := blobHasher(size), sha256.New()
 	n, err := io.Copy(io.MultiWriter(w, h1, h2), rc)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var got Hash
 	h1.Sum(got[:0])
 	if n != size || got != id {
-		return fmt.Errorf("blob %s does not hash to its id: the vault is damaged (run `git fsck`)", id)
+		return 0, fmt.Errorf("blob %s does not hash to its id: the vault is damaged (run `git fsck`)", id)
 	}
 	h2.Sum(sum[:0])
-	return nil
+	return size, nil
 }
 
-// refreshCacheAfterUpdate writes the stat cache for the updated checkout:
-// the scan's stamps for the files the update left alone, new stamps for
-// the ones it wrote (merged ones unstamped: their content is not the
-// version), and no cached listing of the folders it changed.
-func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
+// recordUpdateInCache records the update in the stat cache as a commit
+// does, at a cost that follows the files it changed: one record appended
+// to the cache file the base came from, with the new baseline and log
+// stamp, the entries of the files the update wrote or removed, those of
+// the files the scan hashed and found unchanged, and the listings of the
+// folders the scan read that the update left alone. When there is no such
+// file (the base came from the manifest) or it was replaced, the cache is
+// written whole. An accelerator only: a failure costs speed, not truth.
+func (p *Plan) recordUpdateInCache(head Hash, log fastio.FileID, files []*updateFile) {
+	r := &statcache.Record{Baseline: head, Log: log}
+	touched := make(map[string]bool, len(files))
+	changedDirs := map[string]bool{".": true}
+	for _, f := range files {
+		touched[f.path] = true
+		for d := f.path; strings.Contains(d, "/"); {
+			d = d[:strings.LastIndexByte(d, '/')]
+			changedDirs[d] = true
+		}
+		if f.head == nil {
+			r.Deleted = append(r.Deleted, f.path)
+			continue
+		}
+		r.Set = append(r.Set, p.updatedEntry(f))
+	}
+	for rel, d := range p.disk.fresh {
+		if !changedDirs[rel] {
+			if r.Dirs == nil {
+				r.Dirs = map[string]*statcache.Dir{}
+			}
+			r.Dirs[rel] = d
+		}
+	}
+	for _, f := range p.disk.files {
+		if f.clean || f.base < 0 || touched[f.path] {
+			continue
+		}
+		if be := &p.base.Files[f.base]; be.ID == f.id() && FileMode(be.Mode) == f.mode {
+			r.Set = append(r.Set, entryOf(f)) // hashed, unchanged: stamped anew
+		}
+	}
+	if p.base.Append(filepath.Join(p.Dir, StatCacheName), r, p.racyFrom()) != nil {
+		p.refreshCacheAfterUpdate(head, log, files)
+	}
+}
+
+// updatedEntry is the base entry of a file the update brought to the
+// head's version: stamped when the update wrote the version itself,
+// unstamped when it merged (the content is not the version), the scan's
+// stamp when the checkout held the head's version already.
+func (p *Plan) updatedEntry(f *updateFile) statcache.Entry {
+	e := statcache.Entry{Path: f.path, ID: f.head.ID, SHA256: f.sha256, Mode: uint32(f.head.Mode), Stamp: fastio.Stamp{Size: f.size}}
+	switch {
+	case !f.write:
+		if df := p.changed[f.path]; df != nil {
+			e.Stamp = df.stamp()
+		}
+	case !f.merged:
+		if fi, err := os.Lstat(filepath.Join(p.Dir, filepath.FromSlash(f.path))); err == nil && fi.Size() == f.size {
+			e.Stamp = fastio.StampOf(fi)
+		}
+	}
+	return e
+}
+
+// refreshCacheAfterUpdate writes the stat cache for the updated checkout
+// whole: the scan's stamps for the files the update left alone, new
+// stamps for the ones it wrote (see updatedEntry), and no cached listing
+// of the folders it changed.
+func (p *Plan) refreshCacheAfterUpdate(head Hash, log fastio.FileID, files []*updateFile) {
 	nb := p.nextBase(false, ZeroHash)
 	nb.Header.Baseline = head
-	nb.Header.Log = currentLogStamp(p.Dir)
+	nb.Header.Log = log
 	byPath := map[string]statcache.Entry{}
 	for _, e := range nb.Files {
 		byPath[e.Path] = e
@@ -506,20 +576,7 @@ func (p *Plan) refreshCacheAfterUpdate(head Hash, files []*updateFile) {
 			delete(byPath, f.path)
 			continue
 		}
-		e := statcache.Entry{Path: f.path, ID: f.head.ID, SHA256: f.sha256, Mode: uint32(f.head.Mode)}
-		fi, err := os.Lstat(filepath.Join(p.Dir, filepath.FromSlash(f.path)))
-		if err == nil {
-			e.Stamp = fastio.Stamp{Size: fi.Size()}
-			if !f.merged {
-				e.Stamp = fastio.StampOf(fi)
-			}
-		}
-		if !f.write {
-			if df := p.changed[f.path]; df != nil {
-				e.Stamp = df.stamp()
-			}
-		}
-		byPath[f.path] = e
+		byPath[f.path] = p.updatedEntry(f)
 	}
 	nb.Files = nb.Files[:0]
 	for _, k := range sortedKeys(byPath) {

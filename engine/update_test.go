@@ -2,14 +2,17 @@ package engine_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/statcache"
 )
 
 // snapshot reads every file of a checkout (tv's metadata included, the
@@ -318,5 +321,66 @@ func TestUpdateAfterReapply(t *testing.T) {
 	}
 	if p := must[*engine.Plan](t)(e.WalkTest(ctx, dirs[1])); p.Behind != nil || p.Changed() {
 		t.Fatalf("after update %+v %s", p.Behind, planString(p))
+	}
+}
+
+// TestUpdateAppendsToStatCache: an update records itself in the stat
+// cache the base came from (one record appended, not the cache rewritten,
+// as a commit does), and that cache then describes exactly what the
+// manifest does — the files written, merged and removed included — and
+// still vouches for every file the update left alone.
+func TestUpdateAppendsToStatCache(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(backends()[0].open(t), alice)
+	dirs := setup(t, e, 2)
+	up, co := dirs[0], dirs[1]
+	write(t, filepath.Join(up, "shared/old/x.md"), "old\n")
+	write(t, filepath.Join(up, "shared/both.md"), voice3)
+	must[*engine.CommitResult](t)(e.Commit(ctx, up, "old"))
+	must[*engine.UpdateResult](t)(e.Update(ctx, co, engine.UpdateOptions{}))
+	write(t, filepath.Join(up, "_config/voice.md"), voice3)
+	write(t, filepath.Join(up, "shared/new.md"), "new\n")
+	write(t, filepath.Join(up, "shared/both.md"), strings.Replace(voice3, "line one", "line 1", 1))
+	os.Remove(filepath.Join(up, "shared/old/x.md"))
+	must[*engine.CommitResult](t)(e.Commit(ctx, up, "upstream"))
+	write(t, filepath.Join(co, "shared/both.md"), strings.Replace(voice3, "line seven", "line 7", 1))
+	time.Sleep(20 * time.Millisecond) // past the racy window
+	must[*engine.Plan](t)(e.WalkTest(ctx, co))
+	cache := filepath.Join(co, engine.StatCacheName)
+	before := must[os.FileInfo](t)(os.Stat(cache))
+
+	res := must[*engine.UpdateResult](t)(e.Update(ctx, co, engine.UpdateOptions{Merge: true}))
+	if len(res.Updated) != 3 || !slices.Equal(res.Merged, []string{"shared/both.md"}) {
+		t.Fatalf("update %+v", res)
+	}
+	after := must[os.FileInfo](t)(os.Stat(cache))
+	if !os.SameFile(before, after) || after.Size() <= before.Size() {
+		t.Fatalf("the update did not append to the stat cache (same file %v, %d -> %d bytes)", os.SameFile(before, after), before.Size(), after.Size())
+	}
+	c, err := statcache.Load(cache, engine.MaxStatCacheBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := must[*engine.Manifest](t)(engine.ReadManifest(co))
+	if engine.Hash(c.Header.Baseline) != m.Baseline || m.Baseline != res.To {
+		t.Fatalf("cache baseline %x, manifest %s, head %s", c.Header.Baseline, m.Baseline.Short(), res.To.Short())
+	}
+	if len(c.Files) != len(m.Files) {
+		t.Fatalf("the cache holds %d files, the manifest %d", len(c.Files), len(m.Files))
+	}
+	for i, f := range m.Files {
+		ce := c.Files[i]
+		if ce.Path != f.Path || engine.Hash(ce.ID) != f.Version || hex.EncodeToString(ce.SHA256[:]) != f.SHA256 || ce.Stamp.Size != f.Size {
+			t.Fatalf("cache entry %+v, manifest %+v", ce, f)
+		}
+	}
+	touched := append(slices.Clone(res.Updated), res.Merged...)
+	for _, ce := range c.Files {
+		if !slices.Contains(touched, ce.Path) && ce.Stamp.Mtime == 0 {
+			t.Fatalf("the cache no longer vouches for %s, which the update left alone", ce.Path)
+		}
+	}
+	if p := must[*engine.Plan](t)(e.WalkTest(ctx, co)); planString(p) != "~shared/both.md" {
+		t.Fatalf("after the update: %s", planString(p))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/statcache"
 )
 
 // Names an update keeps beside the manifest (reserved: never content).
@@ -90,7 +91,8 @@ func rollForward(dir string) error {
 	if j == nil {
 		return os.RemoveAll(stage)
 	}
-	return applyJournal(dir, j)
+	_, err = applyJournal(dir, j, nil)
+	return err
 }
 
 // recoverUpdate is rollForward for a caller that does not hold the
@@ -111,22 +113,36 @@ func recoverUpdate(dir string) error {
 // applyJournal moves every staged file into place and removes deleted
 // files (each step idempotent), records the conflicts, moves the
 // manifest to the new baseline, and removes the staging folder. Run again
-// after a kill, it picks up where it stopped.
-func applyJournal(dir string, j *updateJournal) error {
-	// The stat cache describes the old files; the update writes a new one.
-	if err := os.Remove(filepath.Join(dir, StatCacheName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+// after a kill, it picks up where it stopped. It returns the manifest
+// log's stamp after it.
+//
+// planned is the header of the base the update was planned from when the
+// update that staged the journal applies it (nil: an interrupted update's
+// journal, completed by the next command). While the manifest and log on
+// disk are still the ones it names, the manifest is not read: it says the
+// baselines, and the stat cache it came from stays (its stamps vouch for
+// no file moved into place, and once the log grows it no longer matches
+// the log; the update appends its record to it). Otherwise the cache is
+// removed first and the manifest read, with its log, to learn whether the
+// entry is in already.
+func applyJournal(dir string, j *updateJournal, planned *statcache.Header) (fastio.FileID, error) {
+	fileBaseline, baseline, log, known := plannedBaselines(dir, planned)
+	if !known {
+		// The stat cache describes the old files; the next scan writes a new one.
+		if err := os.Remove(filepath.Join(dir, StatCacheName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fastio.FileID{}, err
+		}
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return err
+		return fastio.FileID{}, err
 	}
 	defer root.Close()
 	for _, op := range j.Ops {
 		target := filepath.FromSlash(op.Path)
 		if op.Delete {
 			if err := root.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove %s: %w", op.Path, err)
+				return fastio.FileID{}, fmt.Errorf("remove %s: %w", op.Path, err)
 			}
 			removeEmptyParents(root, op.Path)
 			continue
@@ -137,32 +153,50 @@ func applyJournal(dir string, j *updateJournal) error {
 		}
 		if d := path.Dir(op.Path); d != "." {
 			if err := root.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
-				return fmt.Errorf("mkdir for %s: %w", op.Path, err)
+				return fastio.FileID{}, fmt.Errorf("mkdir for %s: %w", op.Path, err)
 			}
 		}
 		if err := root.Rename(staged, target); err != nil {
-			return fmt.Errorf("move %s into place: %w", op.Path, err)
+			return fastio.FileID{}, fmt.Errorf("move %s into place: %w", op.Path, err)
 		}
 	}
 	if len(j.Conflicts) > 0 {
 		if err := addConflicts(dir, j.Conflicts); err != nil {
-			return err
+			return fastio.FileID{}, err
 		}
 	}
-	m, state, err := readManifestAndLog(dir)
-	if err != nil {
-		return err
+	if !known {
+		m, state, err := readManifestAndLog(dir)
+		if err != nil {
+			return fastio.FileID{}, err
+		}
+		fileBaseline, baseline, log = state.fileBaseline, m.Baseline, state.log
 	}
-	if m.Baseline != j.To {
+	if baseline != j.To {
 		line, err := json.Marshal(j.Entry)
 		if err != nil {
-			return err
+			return fastio.FileID{}, err
 		}
-		if _, err := appendManifestLog(dir, state.fileBaseline, line); err != nil {
-			return err
+		if log, err = appendManifestLog(dir, fileBaseline, line); err != nil {
+			return fastio.FileID{}, err
 		}
 	}
-	return os.RemoveAll(filepath.Join(dir, UpdateDirName))
+	return log, os.RemoveAll(filepath.Join(dir, UpdateDirName))
+}
+
+// plannedBaselines returns, from planned (see applyJournal), the baseline
+// checkout dir's manifest file names, the checkout's baseline (its log
+// applied) and the log's stamp — known when the manifest file and the log
+// on disk are still those planned describes.
+func plannedBaselines(dir string, planned *statcache.Header) (fileBaseline, baseline Hash, log fastio.FileID, known bool) {
+	if planned == nil {
+		return
+	}
+	fi, err := os.Lstat(filepath.Join(dir, ManifestName))
+	if err != nil || fastio.StampOf(fi) != planned.ManifestStamp || currentLogStamp(dir) != planned.Log {
+		return
+	}
+	return planned.ManifestBaseline, planned.Baseline, planned.Log, true
 }
 
 // removeEmptyParents removes the folders above slash path p that a

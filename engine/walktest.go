@@ -92,7 +92,7 @@ func (e *Engine) WalkTest(ctx context.Context, dir string) (*Plan, error) {
 // refresh, a stat cache that was missing or vouched for too little is
 // written (a commit writes its own, once, after the new version).
 func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) {
-	p, err := scanPlan(ctx, dir, refresh)
+	p, err := scanPlanAs(ctx, dir, refresh, true)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +104,14 @@ func planCheckout(ctx context.Context, dir string, refresh bool) (*Plan, error) 
 }
 
 // scanPlan is planCheckout without the ICM validation: the changes only
-// (what update and diff need).
+// (what update and diff need), from a scan that builds no listing.
 func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
+	return scanPlanAs(ctx, dir, refresh, false)
+}
+
+// scanPlanAs is scanPlan; with listing the scan builds the listing that
+// validate judges.
+func scanPlanAs(ctx context.Context, dir string, refresh, listing bool) (*Plan, error) {
 	// The manifest (or the cache that copies it) comes first: a directory
 	// that is not a checkout is refused before anything is scanned.
 	b, err := loadBase(dir)
@@ -116,7 +122,7 @@ func scanPlan(ctx context.Context, dir string, refresh bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	disk, err := scanCheckout(dir, b, filter)
+	disk, err := scanCheckoutAs(dir, b, filter, listing)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", dir, err)
 	}

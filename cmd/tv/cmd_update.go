@@ -25,6 +25,9 @@ func (a *app) runUpdate(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() > 1 {
 		return usagef("%s takes at most 1 argument: [DIR] (got %d)", cmd.FullName(), cmd.Args().Len())
 	}
+	if cmd.Args().Len() == 1 {
+		engine.ReadBaseAhead(cmd.Args().First()) // read while the vault is opened
+	}
 	e, err := a.openEngine()
 	if err != nil {
 		return err
@@ -65,6 +68,9 @@ func printUpdate(w io.Writer, dir string, res *engine.UpdateResult) {
 }
 
 func (a *app) runDiff(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() > 0 {
+		engine.ReadBaseAhead(cmd.Args().First()) // read while the vault is opened
+	}
 	e, err := a.openEngine()
 	if err != nil {
 		return err

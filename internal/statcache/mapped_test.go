@@ -143,3 +143,83 @@ func inMappingOf(t *testing.T, path, s string) bool {
 	}
 	return false
 }
+
+// largeCache is a cache of n files in folders of 100, with listings: over
+// parallelEntries, it is decoded in parts at once.
+func largeCache(n int) *Cache {
+	c := &Cache{Header: testHeader(), Dirs: map[string]*Dir{}}
+	for i := range n {
+		d := fmt.Sprintf("gen/d%03d", i/100)
+		name := fmt.Sprintf("f%05d.md", i)
+		c.Files = append(c.Files, Entry{Path: d + "/" + name, Mode: 0o100644, ID: [20]byte{byte(i)}, SHA256: [32]byte{byte(i >> 8)},
+			Stamp: fastio.Stamp{Size: int64(i), Mtime: int64(i) + 1, Ctime: 2, Ino: uint64(i), Mode: 0o644}})
+		if c.Dirs[d] == nil {
+			c.Dirs[d] = &Dir{Stamp: fastio.Stamp{Ino: uint64(i)}}
+		}
+		c.Dirs[d].Entries = append(c.Dirs[d].Entries, fastio.Dirent{Name: name})
+	}
+	return c
+}
+
+// TestLargeCacheParts: a cache large enough to be decoded in parts at
+// once reads back whole, whatever its number of files (odd or even
+// halves); a flipped byte in any part is refused by the checksum, and a
+// mapping cut short under the decode is an error, not a crash, on the
+// goroutines that decode parts too (guarded).
+func TestLargeCacheParts(t *testing.T) {
+	for _, n := range []int{parallelEntries, parallelEntries + 1, 5001} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			c := largeCache(n)
+			path := save(t, c)
+			got, err := Load(path, 1<<30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Files, c.Files) || !reflect.DeepEqual(got.Dirs, c.Dirs) || !reflect.DeepEqual(got.Header, c.Header) {
+				t.Fatal("the cache read back differs from the one written")
+			}
+		})
+	}
+	c := largeCache(5001)
+	good, err := os.ReadFile(save(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []float64{0.2, 0.6, 0.95} { // first half, second half, listings
+		t.Run(fmt.Sprintf("flipped at %.0f%%", at*100), func(t *testing.T) {
+			bad := append([]byte(nil), good...)
+			bad[int(float64(len(bad))*at)] ^= 0x40
+			path := filepath.Join(t.TempDir(), "cache")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(path, 1<<30); err == nil {
+				t.Fatal("Load accepted a damaged cache")
+			}
+		})
+	}
+	t.Run("cut short while mapped", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "cache")
+		if err := os.WriteFile(path, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mapped, release, err := fastio.MapFile(path, int64(len(good)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		if err := os.Truncate(path, 8192); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := decodeMapped(mapped, true); c != nil || err == nil {
+			t.Fatalf("decode of a mapping cut short = %v, %v; want an error", c, err)
+		}
+		errc := make(chan error)
+		go func() {
+			errc <- guarded(func() error { return fmt.Errorf("read %d past the end", mapped[len(mapped)-1]) })
+		}()
+		if err := <-errc; !strings.Contains(fmt.Sprint(err), "changed while it was read") {
+			t.Fatalf("a fault on a part's goroutine = %v; want it reported as an error", err)
+		}
+	})
+}
