@@ -195,6 +195,7 @@ func (a *app) runWalkTest(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	engine.ReadBaseAhead(dir) // read while the vault is opened
 	e, err := a.openEngine()
 	if err != nil {
 		return err
