@@ -82,9 +82,7 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 	pathFindings := make(chan []icm.Finding, 1)
 	go func() { pathFindings <- pathRuleFindings(paths, paths, len(paths), disk.bytes) }()
 	// The tree a commit (or git) stores: empty folders are not in it.
-	findings, err := validateStoredListingAhead(disk.FS(), disk.listing, func([]icm.Entry) icm.FactCache {
-		return disk.facts
-	})
+	findings, err := validateStoredListingCached(disk.FS(), disk.listing, disk.facts)
 	findings = append(findings, <-pathFindings...)
 	if err != nil {
 		return nil, readRefusal(dir, err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,8 +43,7 @@ func openWorkTree(dir string, repo *gitwork.Repo) (*source, error) {
 	}
 	closeBoth := func() error { root.Close(); return top.Close() }
 	filter := &scanFilter{m: m, prefix: prefix}
-	files, err := inventoryFS(root.FS(), filter, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
-		size := info.Size() // not info: ~245 bytes a file, kept until the import ends
+	files, err := inventoryFS(root.FS(), filter, func(p string, size int64) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return openRegular(root, p, size) }
 	})
 	if err == nil {

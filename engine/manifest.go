@@ -71,20 +71,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 // workspace log DIR` needs only the workspace id). tv writes the list
 // last; in a manifest that has it elsewhere it is skipped.
 func readManifestIdentity(dir string) (*Manifest, error) {
-	path := filepath.Join(dir, ManifestName)
-	f, err := os.OpenFile(path, os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
+	f, _, err := openRegularPath(filepath.Join(dir, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
+		return nil, noManifest(dir)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
-	}
 	var m Manifest
 	if err := decodeIdentity(json.NewDecoder(io.LimitReader(f, MaxManifestBytes)), &m); err != nil {
 		return nil, fmt.Errorf("%w: %s in %s is damaged (%v); check out again", ErrRefused, ManifestName, dir, err)
@@ -138,7 +132,7 @@ type manifestState struct {
 func readManifestAndLog(dir string) (*Manifest, manifestState, error) {
 	b, stamp, err := readRegular(filepath.Join(dir, ManifestName), MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, manifestState{}, fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
+		return nil, manifestState{}, noManifest(dir)
 	}
 	if err != nil {
 		return nil, manifestState{}, err
@@ -335,21 +329,37 @@ func (m *Manifest) checkIdentity() error {
 	return nil
 }
 
+// openRegularPath opens the regular file at path for reading without
+// following a symlink or blocking on a FIFO; anything else is refused.
+func openRegularPath(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// noManifest is the error for a folder without a manifest.
+func noManifest(dir string) error {
+	return fmt.Errorf("%w: %s has no %s: it is not a tv checkout, or its checkout was interrupted (check out again into an empty directory)", ErrNotFound, dir, ManifestName)
+}
+
 // readRegular reads a regular file of at most max bytes without following
 // a symlink or blocking on a FIFO, and returns the stamp of the file read.
 func readRegular(path string, max int64) ([]byte, fastio.Stamp, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
+	f, fi, err := openRegularPath(path)
 	if err != nil {
 		return nil, fastio.Stamp{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fastio.Stamp{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fastio.Stamp{}, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
-	}
 	if fi.Size() > max {
 		return nil, fastio.Stamp{}, fmt.Errorf("%w: %s is %d bytes, over %d", ErrRefused, path, fi.Size(), max)
 	}

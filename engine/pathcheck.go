@@ -58,26 +58,20 @@ func mayFoldCollide(paths []string) bool {
 			if i < len(p) && p[i] != '/' {
 				continue
 			}
-			prefix := p[:i]
-			name := p[start:i]
+			prefix, name := p[:i], p[start:i]
 			start = i + 1
-			if own == len(prefix)-len(name) && ownKeyASCII(name) {
-				if i < len(p) {
-					own = i + 1
+			if own != len(prefix)-len(name) || !ownKeyASCII(name) {
+				if key := FoldKey(prefix); key != prefix {
+					if q, ok := odd[key]; ok && q != prefix {
+						return true
+					}
+					odd[key] = prefix
+					continue
 				}
-				continue
 			}
-			key := FoldKey(prefix)
-			if key == prefix {
-				if i < len(p) && own == len(prefix)-len(name) {
-					own = i + 1
-				}
-				continue
+			if i < len(p) { // a folder that is its own key
+				own = i + 1
 			}
-			if q, ok := odd[key]; ok && q != prefix {
-				return true
-			}
-			odd[key] = prefix
 		}
 		prev, ownPrev = p, own
 	}

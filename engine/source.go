@@ -137,8 +137,7 @@ func openFolder(dir string) (*source, error) {
 		return nil, err
 	}
 	fsys := root.FS()
-	files, err := inventoryFS(fsys, nil, func(p string, info fs.FileInfo) func() (io.ReadCloser, error) {
-		size := info.Size() // not info: ~245 bytes a file, kept until the import ends
+	files, err := inventoryFS(fsys, nil, func(p string, size int64) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return openRegular(root, p, size) }
 	})
 	if err != nil {
@@ -154,7 +153,7 @@ func openFolder(dir string) (*source, error) {
 // fsSource makes a source of an fs.FS whose files open through it (the
 // bundled starter).
 func fsSource(fsys fs.FS) (*source, error) {
-	files, err := inventoryFS(fsys, nil, func(p string, _ fs.FileInfo) func() (io.ReadCloser, error) {
+	files, err := inventoryFS(fsys, nil, func(p string, _ int64) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return fsys.Open(p) }
 	})
 	if err != nil {
@@ -166,10 +165,12 @@ func fsSource(fsys fs.FS) (*source, error) {
 var errGitFolder = errors.New(".git folder")
 
 // inventoryFS walks fsys without following symlinks and checks every
-// entry against the safe-input rules. opener makes each file's open func.
+// entry against the safe-input rules. opener makes each file's open func
+// from its path and the size seen (only the size: a file's fs.FileInfo,
+// ~245 bytes, would be kept until the import ends).
 // git, when set, is a git work tree's view: .git and ignored entries are
 // left out, a nested repository is refused.
-func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.FileInfo) func() (io.ReadCloser, error)) ([]sourceFile, error) {
+func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, size int64) func() (io.ReadCloser, error)) ([]sourceFile, error) {
 	inv := newInventory()
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -210,7 +211,7 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, info fs.File
 		if err != nil {
 			return err
 		}
-		return inv.addFile(sourceFile{path: p, mode: modeOf(info.Mode()), size: info.Size(), open: opener(p, info)})
+		return inv.addFile(sourceFile{path: p, mode: modeOf(info.Mode()), size: info.Size(), open: opener(p, info.Size())})
 	})
 	if err != nil {
 		return nil, err

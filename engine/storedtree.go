@@ -98,17 +98,13 @@ func droppedFindings(dropped []string) []icm.Finding {
 // (see storedListing), reading files from fsys, and warns about the
 // folders it drops.
 func validateStoredListing(fsys fs.FS, listing []icm.Entry) ([]icm.Finding, error) {
-	return validateStoredListingAhead(fsys, listing, nil)
+	return validateStoredListingCached(fsys, listing, nil)
 }
 
-// validateStoredListingAhead is validateStoredListing with the facts of
-// the stored listing's Markdown files read ahead by ahead (nil: none).
-func validateStoredListingAhead(fsys fs.FS, listing []icm.Entry, ahead func(kept []icm.Entry) icm.FactCache) ([]icm.Finding, error) {
+// validateStoredListingCached is validateStoredListing with the facts of
+// Markdown files already read (cache; nil: none).
+func validateStoredListingCached(fsys fs.FS, listing []icm.Entry, cache icm.FactCache) ([]icm.Finding, error) {
 	kept, dropped := storedListing(listing)
-	var cache icm.FactCache
-	if ahead != nil {
-		cache = ahead(kept)
-	}
 	findings, err := icm.ValidateEntriesCached(fsys, kept, icm.KnownTools(), cache)
 	if err != nil {
 		return nil, err
