@@ -113,7 +113,11 @@ func GitErr(gitDir string, args ...string) (string, error) {
 		args = append([]string{"--git-dir=" + gitDir}, args...)
 	}
 	cmd := exec.Command("git", args...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
+	// A fixed identity: the tests' commits (commit-tree) must not depend
+	// on the machine's git configuration (an empty HOME has none).
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+		"GIT_AUTHOR_NAME=gitservertest", "GIT_AUTHOR_EMAIL=gitservertest@example.invalid",
+		"GIT_COMMITTER_NAME=gitservertest", "GIT_COMMITTER_EMAIL=gitservertest@example.invalid")
 	out, err := cmd.CombinedOutput()
 	return strings.TrimRight(string(out), "\n"), err
 }
