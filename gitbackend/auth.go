@@ -14,8 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 )
 
 var randRead = rand.Read
@@ -45,11 +43,11 @@ func (r *Remote) sessionAuth() (transport.AuthMethod, error) {
 	case "http", "https":
 		if r.creds != nil {
 			if user, tok, ok := r.creds.Lookup(r.loc.URL); ok {
-				r.auth = &githttp.BasicAuth{Username: user, Password: tok}
+				r.auth = r.tr.BasicAuth(user, tok)
 			}
 		}
 	case "ssh":
-		a, err := sshAuth(r.ep.User)
+		a, err := sshAuth(r.tr, r.ep.User)
 		if err != nil {
 			return nil, err
 		}
@@ -59,15 +57,15 @@ func (r *Remote) sessionAuth() (transport.AuthMethod, error) {
 }
 
 // sshAuth uses the ssh agent when SSH_AUTH_SOCK is set, else the first
-// default key of ~/.ssh. The host key is always checked against
-// known_hosts (go-git's default callback; SSH_KNOWN_HOSTS names other
-// files): an unknown host is refused, never accepted.
-func sshAuth(user string) (transport.AuthMethod, error) {
+// default key of ~/.ssh, both built by tr. The host key is always checked
+// against known_hosts (go-git's default callback; SSH_KNOWN_HOSTS names
+// other files): an unknown host is refused, never accepted.
+func sshAuth(tr Transport, user string) (transport.AuthMethod, error) {
 	if user == "" {
 		user = os.Getenv("USER")
 	}
 	if os.Getenv("SSH_AUTH_SOCK") != "" {
-		a, err := gitssh.NewSSHAgentAuth(user)
+		a, err := tr.SSHAuth(user, "")
 		if err == nil {
 			return a, nil
 		}
@@ -78,7 +76,7 @@ func sshAuth(user string) (transport.AuthMethod, error) {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
-		a, err := gitssh.NewPublicKeysFromFile(user, p, "")
+		a, err := tr.SSHAuth(user, p)
 		if err != nil {
 			return nil, fmt.Errorf("ssh key %s: %v (use an ssh agent for keys with a passphrase)", p, err)
 		}
@@ -108,7 +106,7 @@ func (r *Remote) helperAuth(ctx context.Context) bool {
 		return false
 	}
 	r.helper.helper = out
-	r.auth = &githttp.BasicAuth{Username: kv["username"], Password: kv["password"]}
+	r.auth = r.tr.BasicAuth(kv["username"], kv["password"])
 	return true
 }
 

@@ -1,5 +1,9 @@
-// Package gitbackend implements engine.Vault on a git repository. It is the
-// only package of tv that imports go-git.
+// Package gitbackend implements engine.Vault on a git repository. It and
+// its network half, gitbackend/nettransport, are the only packages of tv
+// that import go-git. gitbackend links no network code (net/http,
+// x/crypto/ssh, go-git's transport clients, openpgp): remote vaults are
+// reached through a Transport the program passes in (nettransport.New()),
+// so a program that opens only local vaults stays lean.
 //
 // An on-disk vault is a bare repository that stock git reads
 // (`git --git-dir=VAULT log --all`, `git fsck --strict`). Its random id is

@@ -28,6 +28,11 @@ var (
 	// Matches engine.ErrPermission.
 	ErrNoSSHKey = fmt.Errorf("%w: no ssh credentials", engine.ErrPermission)
 
+	// ErrNoTransport: OpenRemote or Publish was given no Transport: the
+	// program was built without network transports (the lean tv binary;
+	// tv-full opens remote vaults). Matches engine.ErrUsage.
+	ErrNoTransport = fmt.Errorf("%w: this program was built without network transports (remote vaults need tv-full)", engine.ErrUsage)
+
 	// ErrWriterDone: the ObjectWriter was finished, aborted, or failed
 	// earlier; it accepts no more objects. Matches engine.ErrUsage.
 	ErrWriterDone = fmt.Errorf("%w: object writer is done", engine.ErrUsage)

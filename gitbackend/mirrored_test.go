@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend/nettransport"
 )
 
 // TestMirroredFileChecked: the list of mirrored refs, written without an
@@ -28,7 +29,7 @@ func TestMirroredFileChecked(t *testing.T) {
 	}
 	cacheDir := t.TempDir()
 	open := func() *Remote {
-		r, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: cacheDir, Credentials: staticCreds{"alice", "s3cr3t-token"}})
+		r, err := OpenRemote(ctx, loc, RemoteOptions{Transport: nettransport.New(), CacheDir: cacheDir, Credentials: staticCreds{"alice", "s3cr3t-token"}})
 		if err != nil {
 			t.Fatal(err)
 		}

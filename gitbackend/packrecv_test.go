@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend/nettransport"
 )
 
 // packSource is a git repository with history whose objects delta
@@ -269,7 +270,7 @@ func TestRemoteReadAheadHandsOutFetchedObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: t.TempDir(), Credentials: staticCreds{"alice", "s3cr3t-token"},
+	b, err := OpenRemote(ctx, loc, RemoteOptions{Transport: nettransport.New(), CacheDir: t.TempDir(), Credentials: staticCreds{"alice", "s3cr3t-token"},
 		ReadAhead: []string{"refs/tv/workspaces/ws_a"}})
 	if err != nil {
 		t.Fatal(err)

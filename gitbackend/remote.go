@@ -23,7 +23,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 
 	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
@@ -42,6 +41,9 @@ type RemoteOptions struct {
 	CacheDir string
 	// Credentials supplies the credentials of a URL; nil means none.
 	Credentials Credentials
+	// Transport opens the connections (nettransport.New()); nil makes
+	// OpenRemote fail with ErrNoTransport.
+	Transport Transport
 	// ReadAhead names refs the caller is about to read (a checkout's
 	// workspace): their objects come in the same request as the vault's
 	// identity and grants, so a first checkout costs the server one
@@ -57,6 +59,7 @@ type RemoteOptions struct {
 type Remote struct {
 	loc   Location
 	ep    *transport.Endpoint
+	tr    Transport
 	cli   transport.Transport
 	creds Credentials
 	auth  transport.AuthMethod
@@ -98,7 +101,7 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 	if opts.CacheDir == "" {
 		return nil, fmt.Errorf("%w: no cache directory for remote vault %s: set XDG_CACHE_HOME or HOME", engine.ErrUsage, loc)
 	}
-	r, err := newRemote(loc, opts.Credentials)
+	r, err := newRemote(loc, opts.Credentials, opts.Transport)
 	if err != nil {
 		return nil, err
 	}
@@ -128,27 +131,32 @@ func OpenRemote(ctx context.Context, loc Location, opts RemoteOptions) (*Remote,
 	return r, nil
 }
 
-func newRemote(loc Location, creds Credentials) (*Remote, error) {
+func newRemote(loc Location, creds Credentials, tr Transport) (*Remote, error) {
 	if !loc.IsRemote() {
 		return nil, fmt.Errorf("%w: %s is not a remote vault location", engine.ErrUsage, loc)
+	}
+	if tr == nil {
+		return nil, fmt.Errorf("%w: cannot open %s", ErrNoTransport, loc.URL)
 	}
 	ep, err := transport.NewEndpoint(loc.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
 	}
-	cli, err := client.NewClient(ep)
+	cli, err := tr.Client(ep)
 	if err != nil {
 		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
 	}
-	return &Remote{loc: loc, ep: ep, cli: cli, creds: creds}, nil
+	return &Remote{loc: loc, ep: ep, tr: tr, cli: cli, creds: creds}, nil
 }
 
 // Publish pushes every ref under refs/tv/ of the local vault v (its
 // identity, workspaces, templates, grants) to the repository at loc, which
 // must hold no tv refs yet, as one atomic push. It returns how many refs
-// it published.
-func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials) (int, error) {
-	r, err := newRemote(loc, creds)
+// it published. creds supplies the server's credentials (nil: none) and tr
+// opens the connection (nettransport.New()); a nil tr fails with
+// ErrNoTransport.
+func Publish(ctx context.Context, v *Vault, loc Location, creds Credentials, tr Transport) (int, error) {
+	r, err := newRemote(loc, creds, tr)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend/gitservertest"
+	"github.com/thalix/tv/gitbackend/nettransport"
 )
 
 type staticCreds struct{ user, token string }
@@ -40,7 +41,7 @@ func (f *remoteFixture) open(t *testing.T, creds Credentials) (*Remote, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return OpenRemote(context.Background(), loc, RemoteOptions{CacheDir: t.TempDir(), Credentials: creds})
+	return OpenRemote(context.Background(), loc, RemoteOptions{Transport: nettransport.New(), CacheDir: t.TempDir(), Credentials: creds})
 }
 
 func (f *remoteFixture) mustOpen(t *testing.T) *Remote {
@@ -223,7 +224,7 @@ func TestRemoteUnreachable(t *testing.T) {
 	loc, _ := ParseLocation(f.url)
 	cacheDir := t.TempDir()
 	creds := staticCreds{"alice", "s3cr3t-token"}
-	a, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: cacheDir, Credentials: creds})
+	a, err := OpenRemote(ctx, loc, RemoteOptions{Transport: nettransport.New(), CacheDir: cacheDir, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestRemoteUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.srv.Close()
-	b, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: cacheDir, Credentials: creds})
+	b, err := OpenRemote(ctx, loc, RemoteOptions{Transport: nettransport.New(), CacheDir: cacheDir, Credentials: creds})
 	if err != nil {
 		t.Fatalf("offline open with a cache: %v", err)
 	}
@@ -246,7 +247,7 @@ func TestRemoteUnreachable(t *testing.T) {
 	if err := b.UpdateRefs(ctx, engine.RefUpdate{Name: "refs/tv/workspaces/ws_a", Old: c, New: c2}); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("offline write: %v", err)
 	}
-	if _, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: t.TempDir(), Credentials: creds}); !errors.Is(err, ErrUnreachable) {
+	if _, err := OpenRemote(ctx, loc, RemoteOptions{Transport: nettransport.New(), CacheDir: t.TempDir(), Credentials: creds}); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("open without server or cache: %v", err)
 	}
 }
@@ -301,7 +302,7 @@ func TestRemoteFirstCheckoutRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := f.srv.Requests.Load()
-	b, err := OpenRemote(ctx, loc, RemoteOptions{CacheDir: t.TempDir(), Credentials: staticCreds{"alice", "s3cr3t-token"},
+	b, err := OpenRemote(ctx, loc, RemoteOptions{Transport: nettransport.New(), CacheDir: t.TempDir(), Credentials: staticCreds{"alice", "s3cr3t-token"},
 		ReadAhead: []string{"refs/tv/workspaces/ws_a"}})
 	if err != nil {
 		t.Fatal(err)

@@ -42,4 +42,4 @@
 package mcptools
 
 //go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
-//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../cmd/tv
+//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../internal/tvcmd

@@ -23,7 +23,8 @@ cleanup() {
 }
 trap cleanup EXIT
 tv=$WORK/tv
-if [[ -n ${TV_BIN:-} ]]; then cp "$TV_BIN" "$tv"; else (cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv); fi
+. "$repo/bench/buildtv.sh"
+install_tv "$tv"
 # A throwaway HOME (after the build: go keeps its caches under HOME).
 export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_DATA_HOME=$WORK/home/.local/share XDG_STATE_HOME=$WORK/home/.local/state GIT_CONFIG_NOSYSTEM=1
 mkdir -p "$HOME"

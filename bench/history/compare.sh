@@ -43,7 +43,8 @@ cleanup() { if [[ -z ${KEEP:-} ]]; then rm -rf "$TOP"; else echo "work directory
 trap cleanup EXIT
 
 tv=$TOP/tv
-if [[ -n ${TV_BIN:-} ]]; then cp "$TV_BIN" "$tv"; else (cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv); fi
+. "$repo/bench/buildtv.sh"
+install_tv "$tv"
 
 file=stages/01-research/references/research-rules.md
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.5f\n", b-a}'; }

@@ -63,10 +63,9 @@ die() {
 tv=$WORK/bin/tv
 pb=$WORK/bin/pushbench
 mkdir -p "$WORK/bin"
-if [[ -n ${TV_BIN:-} ]]; then cp "$TV_BIN" "$tv"; else
-	log "building tv"
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
-fi
+log "building tv"
+. "$repo/bench/buildtv.sh"
+install_tv "$tv"
 (cd "$repo" && CGO_ENABLED=0 go build -o "$pb" ./bench/hook/pushbench)
 
 # shellcheck source=../privateenv.sh

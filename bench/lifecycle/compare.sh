@@ -38,12 +38,9 @@ log() { printf '%s\n' "$*" >&2; }
 
 tv=$WORK/bin/tv
 mkdir -p "$WORK/bin"
-if [[ -n ${TV_BIN:-} ]]; then
-	cp "$TV_BIN" "$tv"
-else
-	log "building tv"
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
-fi
+log "building tv"
+. "$repo/bench/buildtv.sh"
+install_tv "$tv"
 
 . "$repo/bench/privateenv.sh"
 git config --global pull.ff only

@@ -23,6 +23,8 @@ if [ ! -f "$node_dir/node_modules/@modelcontextprotocol/server-filesystem/dist/i
 fi
 echo "node server: $(cd "$node_dir" && npm ls --depth=0 2>/dev/null | grep server-filesystem || true)" >&2
 
-CGO_ENABLED=0 go build -o "$work/tv" ./cmd/tv # static, as the README builds it
+repo=$(pwd)
+. "$repo/bench/buildtv.sh"
+install_tv "$work/tv" # static, as the README builds it; tv-full beside it
 go build -o "$work/mcpbench" ./bench/mcp
 "$work/mcpbench" -tv "$work/tv" -node "$node_dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" "$@"

@@ -160,7 +160,7 @@ func newEnv(work string) (*env, error) {
 	e := &env{work: work, tv: *tvBin}
 	if e.tv == "" {
 		e.tv = filepath.Join(work, "tv")
-		build := exec.Command("go", "build", "-o", e.tv, "./cmd/tv")
+		build := exec.Command("go", "build", "-o", work+string(filepath.Separator), "./cmd/tv", "./cmd/tv-full")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as released: static
 		if out, err := build.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build: %v\n%s", err, out)

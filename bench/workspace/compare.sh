@@ -66,13 +66,9 @@ trap cleanup EXIT
 log() { printf '%s\n' "$*" >&2; }
 
 tv=$WORK/bin/tv
-if [[ -n ${TV_BIN:-} ]]; then
-	mkdir -p "$WORK/bin"
-	cp "$TV_BIN" "$tv"
-else
-	log "building tv"
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$tv" ./cmd/tv)
-fi
+log "building tv"
+. "$repo/bench/buildtv.sh"
+install_tv "$tv"
 icmgen=$WORK/bin/icmgen
 (cd "$repo" && go build -o "$icmgen" ./bench/workspace/icmgen)
 

@@ -1,48 +1,23 @@
 // Command tv is an embedded-git workspace engine with MCP servers over what
 // it manages. See README.md.
+//
+// This is the binary users run. It links every command but the MCP servers
+// and the network transports of remote vaults, and hands command lines that
+// need them (`tv mcp …`, any command on a remote vault) to tv-full, the
+// complete binary (cmd/tv-full), installed beside it: like git, which keeps
+// its HTTP transport in git-remote-https so that local commands do not load
+// it. Initialising those packages (the MCP SDK, net/http, x/crypto/ssh,
+// openpgp) is ~1.7 ms of every process's start on the benchmark machine,
+// a quarter of a 1,000-file walk-test (bench/workspace/compare.sh).
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
 
-	"github.com/thalix/tv/internal/statcache"
-)
-
-// GC settings for a tv process, unless GOGC or GOMEMLIMIT say otherwise. A
-// command allocates a few MiB per 10k files and exits: collecting at every
-// doubling of a small heap cost walk-test about a tenth of its time. The
-// heap may grow to gcPercent% over the live data, and the collector works
-// harder as the total nears gcMemoryLimit, which keeps peak memory bounded.
-const (
-	gcPercent     = 400
-	gcMemoryLimit = 64 << 20
+	"github.com/thalix/tv/internal/fullexec"
+	"github.com/thalix/tv/internal/tvcmd"
 )
 
 func main() {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetGCPercent(gcPercent)
-		debug.SetMemoryLimit(gcMemoryLimit)
-	}
-	statcache.RetainMappings(true) // the MCP servers turn it off
-	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr)}
-	if isPreReceive(os.Args[1:]) {
-		// A git server's hook only reads: a signal's default (exit) is
-		// right for it, and no handler goroutine (and thread) is started
-		// on every push (~1 ms here).
-		os.Exit(Run(context.Background(), os.Args, stdio))
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, os.Args, stdio)
-	stop()
-	os.Exit(code)
-}
-
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	os.Exit(tvcmd.Main(tvcmd.Extensions{Full: fullexec.Run}))
 }

@@ -1,7 +1,7 @@
 package vaultmcp
 
 //go:generate env UPDATE_TOOLSNAPS=1 go test -run ^(TestToolSnapshots|TestToolsReadme)$ .
-//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../../cmd/tv
+//go:generate env UPDATE_README=1 go test -run ^TestReadmeGeneratedSections$ ../../internal/tvcmd
 
 import (
 	"fmt"

@@ -1,0 +1,19 @@
+# buildtv.sh — sourced by the bench scripts (after setting $repo).
+#
+# install_tv DEST puts tv at DEST with tv-full beside it (tv runs tv-full
+# for the MCP servers and remote vaults): copies of $TV_BIN and of the
+# tv-full beside it when TV_BIN is set, else a static build of ./cmd/tv and
+# ./cmd/tv-full, as the README builds them.
+install_tv() {
+	local dest=$1 dir full
+	dir=$(dirname "$dest")
+	mkdir -p "$dir"
+	if [[ -n ${TV_BIN:-} ]]; then
+		cp "$TV_BIN" "$dest"
+		full=$(dirname "$TV_BIN")/tv-full
+		if [[ -x $full ]]; then cp "$full" "$dir/tv-full"; fi
+		return
+	fi
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$dir/" ./cmd/tv ./cmd/tv-full)
+	if [[ $dest != "$dir/tv" ]]; then mv "$dir/tv" "$dest"; fi
+}

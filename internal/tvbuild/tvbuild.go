@@ -1,0 +1,67 @@
+// Package tvbuild builds tv's programs for tests that run them as separate
+// processes (races, crashes, MCP clients over stdio, git servers' hooks):
+// each program once per test binary, with the go command on PATH.
+package tvbuild
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// build is one `go build` shared by every test of the run.
+type build struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+var builds sync.Map // key -> *build
+
+// TV returns the path of the tv binary (cmd/tv), built once per test run
+// with tv-full (cmd/tv-full) beside it, where tv finds it.
+func TV(t testing.TB) string {
+	t.Helper()
+	dir := buildOnce(t, "tv", "github.com/thalix/tv/cmd/tv", "github.com/thalix/tv/cmd/tv-full")
+	return filepath.Join(dir, "tv")
+}
+
+// Full returns the path of tv-full, beside TV's tv.
+func Full(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(filepath.Dir(TV(t)), "tv-full")
+}
+
+// Program builds the main package at pkg (a directory, relative to the
+// test's working directory, or an import path) once per test run and
+// returns the binary's path.
+func Program(t testing.TB, pkg string) string {
+	t.Helper()
+	name := filepath.Base(filepath.Clean(pkg))
+	return filepath.Join(buildOnce(t, pkg, pkg), name)
+}
+
+func buildOnce(t testing.TB, key string, pkgs ...string) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(key, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "tv-bin-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.dir = dir
+		args := append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %v: %v\n%s", pkgs, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.dir
+}

@@ -1,0 +1,124 @@
+package tvcmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v3"
+)
+
+// commandTree is tv's command tree as Run builds it, completion included.
+func commandTree(t *testing.T) *cli.Command {
+	t.Helper()
+	a := &app{io: &IO{Stdin: strings.NewReader(""), Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Getenv: func(string) string { return "" }}, ext: testFull}
+	root := a.rootCommand()
+	// Running it once lets urfave/cli add the real completion command.
+	if err := root.Run(context.Background(), []string{"tv"}); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// allCommands lists every command of the tree by full name.
+func allCommands(t *testing.T) map[string]*cli.Command {
+	out := map[string]*cli.Command{}
+	forEachCommand(commandTree(t), func(c *cli.Command) {
+		if !c.Hidden {
+			out[fullName(c)] = c
+		}
+	})
+	return out
+}
+
+// TestEveryCommandHasExamples walks the command tree: every command's
+// help has a usage line, a summary and an EXAMPLES section, and every
+// example starts with tv and names a real command.
+func TestEveryCommandHasExamples(t *testing.T) {
+	cmds := allCommands(t)
+	for name, c := range cmds {
+		t.Run(name, func(t *testing.T) {
+			if c.Usage == "" {
+				t.Errorf("%s has no one-line Usage", name)
+			}
+			ex := examplesFor(name)
+			if len(ex) == 0 {
+				t.Fatalf("%s has no examples: add them to commandExamples in examples.go", name)
+			}
+			var help bytes.Buffer
+			writeHelp(&help, c)
+			if !strings.Contains(help.String(), "\nEXAMPLES\n  ") {
+				t.Errorf("help of %s has no EXAMPLES section:\n%s", name, help.String())
+			}
+			for _, e := range ex {
+				line := e.line
+				if i := strings.Index(line, "tv "); i >= 0 {
+					line = line[i:]
+				}
+				words := strings.Fields(strings.NewReplacer(")", " ", "|", " ", ">", " ").Replace(line))
+				r := resolveArgs(commandTree(t), words[1:])
+				if r.unknown != "" {
+					t.Errorf("example %q names no command (%q unknown)", e.line, r.unknown)
+				}
+			}
+		})
+	}
+	for name := range commandExamples() {
+		if _, ok := cmds[name]; !ok {
+			t.Errorf("commandExamples has %q, which is not a command", name)
+		}
+	}
+}
+
+func TestSuggestion(t *testing.T) {
+	cands := []string{"workspace", "template", "access", "checkout", "commit", "json", "output"}
+	for _, tc := range []struct{ word, want string }{
+		{"worksapce", "workspace"},
+		{"chekout", "checkout"},
+		{"comit", "commit"},
+		{"jsn", "json"},
+		{"work", "workspace"},
+		{"templates", "template"},
+		{"frob", ""},
+		{"x", ""},
+	} {
+		t.Run(tc.word, func(t *testing.T) {
+			if got := suggestion(tc.word, cands); got != tc.want {
+				t.Fatalf("suggestion(%q) = %q, want %q", tc.word, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRequiredArgs(t *testing.T) {
+	cmds := allCommands(t)
+	for _, tc := range []struct {
+		cmd  string
+		want string
+	}{
+		{"tv workspace checkout", "ID|NAME"},
+		{"tv access grant", "USER read|write|manage @vault|WORKSPACE[:FOLDER]"},
+		{"tv workspace list", ""},
+		{"tv help", ""},
+		{"tv mcp install", ""},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			c := cmds[tc.cmd]
+			if c == nil {
+				t.Fatalf("no command %s", tc.cmd)
+			}
+			if got := strings.Join(requiredArgs(c), " "); got != tc.want {
+				t.Fatalf("requiredArgs = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 warnings", 1: "1 warning", 2: "2 warnings"} {
+		if got := plural(n, "warning"); got != want {
+			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

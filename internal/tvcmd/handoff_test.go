@@ -1,0 +1,93 @@
+package tvcmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHandOffToFull: tv runs the command lines that need the MCP servers
+// or a remote vault's transports as tv-full, found beside it; without
+// tv-full they fail with exit 6 and what to install, nothing touched,
+// while every local command still works.
+func TestHandOffToFull(t *testing.T) {
+	t.Parallel()
+	e := newTVEnv(t)
+	// tv alone: a copy in a folder without tv-full, and a PATH without it.
+	alone := filepath.Join(t.TempDir(), "tv")
+	b, err := os.ReadFile(e.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lone := &tvEnv{t: t, bin: alone, home: e.home, env: append(withoutPath(e.env), "PATH=/usr/bin:/bin")}
+
+	co := filepath.Join(t.TempDir(), "co")
+	lone.must("workspace", "init", "--name", "w")
+	lone.must("workspace", "checkout", "w", "--output", co)
+	if out := lone.must("workspace", "walk-test", co); !strings.Contains(out, "valid") {
+		t.Fatalf("walk-test without tv-full:\n%s", out)
+	}
+
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"mcp local", nil, []string{"mcp", "local"}},
+		{"mcp subcommand help", nil, []string{"mcp", "serve", "--help"}},
+		{"help of mcp", nil, []string{"help", "mcp", "doctor"}},
+		{"remote vault", []string{"TV_VAULT=https://tv.example.invalid/team.git"}, []string{"workspace", "list"}},
+		{"publish to a URL", nil, []string{"vault", "push", "https://tv.example.invalid/team.git"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &tvEnv{t: t, bin: alone, home: e.home, env: append(append([]string(nil), lone.env...), c.env...)}
+			out, errs, code := r.run(c.args...)
+			if code != ExitNotFound || !strings.Contains(errs, "tv-full not found beside "+alone) ||
+				!strings.Contains(errs, "go install github.com/thalix/tv/cmd/...@latest") {
+				t.Fatalf("exit %d, want %d naming tv-full and the install command\nstdout: %s\nstderr: %s", code, ExitNotFound, out, errs)
+			}
+			if c.args[0] == "help" {
+				return // help prints no JSON
+			}
+			jout, _, _ := r.run(append([]string{"--json"}, c.args...)...)
+			if !strings.Contains(jout, `"code": "not_found"`) {
+				t.Errorf("--json: %s", jout)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".local/state/tv")); err == nil {
+		entries, _ := os.ReadDir(filepath.Join(e.home, ".local/state/tv"))
+		for _, en := range entries {
+			if strings.Contains(en.Name(), "tv.example.invalid") {
+				t.Errorf("a refused remote command left %s", en.Name())
+			}
+		}
+	}
+
+	// With tv-full beside it, the same command lines run there: help, and
+	// its exit codes (a usage error is tv-full's exit 2).
+	if out := e.must("mcp", "serve", "--help"); !strings.HasPrefix(out, "tv mcp serve - ") {
+		t.Errorf("tv mcp serve --help:\n%s", out)
+	}
+	if out := e.must("help", "mcp"); !strings.Contains(out, "doctor") {
+		t.Errorf("tv help mcp:\n%s", out)
+	}
+	if _, errs, code := e.run("mcp", "serve", "--workspace", "w"); code != ExitUsage || !strings.Contains(errs, "all-or-nothing") {
+		t.Errorf("tv mcp serve --workspace alone: exit %d %s", code, errs)
+	}
+}
+
+// withoutPath is env without its PATH entry.
+func withoutPath(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
