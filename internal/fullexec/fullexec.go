@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 )
@@ -21,32 +20,27 @@ var Name, FrontName = func() (string, string) {
 	return "tv-full", "tv"
 }()
 
-// ErrNotInstalled: tv-full is neither beside the running executable nor
-// on PATH.
+// ErrNotInstalled: tv-full is not beside the running executable.
 var ErrNotInstalled = errors.New("tv-full not found")
 
 // Find returns tv-full's path: the file beside the running executable
-// (symlinks resolved), else the first on PATH.
+// (symlinks resolved). Only there, never on PATH: the two binaries are
+// built and installed together, and a tv-full of another version found
+// elsewhere could disagree with this tv about the vault.
 func Find() (string, error) {
 	self, err := os.Executable()
-	if err == nil {
-		if r, err := filepath.EvalSymlinks(self); err == nil {
-			self = r
-		}
-		p := filepath.Join(filepath.Dir(self), Name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
+	if err != nil {
+		return "", fmt.Errorf("%w: cannot find the running executable: %v", ErrNotInstalled, err)
 	}
-	if p, err := exec.LookPath(Name); err == nil {
-		return filepath.Abs(p)
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
 	}
-	where := "on PATH"
-	if self != "" {
-		where = "beside " + self + " or on PATH"
+	p := filepath.Join(filepath.Dir(self), Name)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		return p, nil
 	}
-	return "", fmt.Errorf("%w %s; tv runs it for the MCP servers and remote vaults (install both binaries: go install github.com/thalix/tv/cmd/...@latest)",
-		ErrNotInstalled, where)
+	return "", fmt.Errorf("%w beside %s; tv runs it for the MCP servers and remote vaults (install both binaries: go install github.com/thalix/tv/cmd/...@latest)",
+		ErrNotInstalled, self)
 }
 
 // Front returns the program users run for the executable at path: the tv

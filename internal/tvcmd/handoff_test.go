@@ -14,7 +14,8 @@ import (
 func TestHandOffToFull(t *testing.T) {
 	t.Parallel()
 	e := newTVEnv(t)
-	// tv alone: a copy in a folder without tv-full, and a PATH without it.
+	// tv alone: a copy in a folder without tv-full (a tv-full on PATH is
+	// not used: it may be another version).
 	alone := filepath.Join(t.TempDir(), "tv")
 	b, err := os.ReadFile(e.bin)
 	if err != nil {
@@ -23,7 +24,7 @@ func TestHandOffToFull(t *testing.T) {
 	if err := os.WriteFile(alone, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lone := &tvEnv{t: t, bin: alone, home: e.home, env: append(withoutPath(e.env), "PATH=/usr/bin:/bin")}
+	lone := &tvEnv{t: t, bin: alone, home: e.home, env: append(withoutPath(e.env), "PATH="+filepath.Dir(e.bin)+":/usr/bin:/bin")}
 
 	co := filepath.Join(t.TempDir(), "co")
 	lone.must("workspace", "init", "--name", "w")

@@ -1,0 +1,29 @@
+package fullexec
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestFront: tv-full's front is the tv beside it, when there is one.
+func TestFront(t *testing.T) {
+	both, lone := t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(both, Name), filepath.Join(both, FrontName), filepath.Join(lone, Name)} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ name, path, want string }{
+		{"tv-full with tv beside it", filepath.Join(both, Name), filepath.Join(both, FrontName)},
+		{"tv-full alone", filepath.Join(lone, Name), filepath.Join(lone, Name)},
+		{"tv itself", filepath.Join(both, FrontName), filepath.Join(both, FrontName)},
+		{"another program", "/usr/bin/env", "/usr/bin/env"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Front(c.path); got != c.want {
+				t.Errorf("Front(%s) = %s, want %s", c.path, got, c.want)
+			}
+		})
+	}
+}
