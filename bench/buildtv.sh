@@ -11,7 +11,11 @@ install_tv() {
 	if [[ -n ${TV_BIN:-} ]]; then
 		cp "$TV_BIN" "$dest"
 		full=$(dirname "$TV_BIN")/tv-full
-		if [[ -x $full ]]; then cp "$full" "$dir/tv-full"; fi
+		if [[ ! -x $full ]]; then
+			echo "buildtv.sh: $full is not beside TV_BIN=$TV_BIN: tv runs it for MCP servers and remote vaults (go build -o DIR/ ./cmd/tv ./cmd/tv-full)" >&2
+			exit 2
+		fi
+		cp "$full" "$dir/tv-full"
 		return
 	fi
 	(cd "$repo" && CGO_ENABLED=0 go build -o "$dir/" ./cmd/tv ./cmd/tv-full)

@@ -104,7 +104,7 @@ func runSuite(t *testing.T, dir, remotes string, d Draft, assertFormat bool) {
 // TestSuite runs the JSON-Schema-Test-Suite files (draft 2020-12 and
 // draft 7) that github.com/google/jsonschema-go, a module of tv's build
 // list, ships, and the extra suite of github.com/santhosh-tekuri/jsonschema
-// (a test dependency of cmd/tv). Either missing from the module cache
+// (a test dependency of internal/tvcmd). Either missing from the module cache
 // fails the test.
 func TestSuite(t *testing.T) {
 	if testing.Short() {

@@ -91,7 +91,7 @@ type localTool struct {
 // localTools is the one ordered tool list: it feeds the server, the
 // tests, the schema snapshots and the README table. It and the specs are
 // built on first use, not at init: every tv command pays for package
-// init (cmd/tv's TestStartupInitCost).
+// init (internal/tvcmd's TestStartupInitCost, which checks tv-full too).
 var localTools = sync.OnceValue(func() []localTool {
 	return []localTool{
 		{workspaceListSpec(), (*Local).workspaceList},

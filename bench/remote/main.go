@@ -45,7 +45,7 @@ var (
 	others     = flag.Int("others", 1000, "other workspaces in the vault")
 	reps       = flag.Int("reps", 5, "repetitions per measurement (median reported)")
 	committers = flag.Int("committers", 48, "concurrent committers to distinct workspaces")
-	tvBin      = flag.String("tv", "", "tv binary (default: go build ./cmd/tv)")
+	tvBin      = flag.String("tv", "", "tv binary, with tv-full beside it (default: go build ./cmd/tv ./cmd/tv-full)")
 	keep       = flag.Bool("keep", false, "keep the work directory")
 	corpus     = flag.String("corpus", "", "generate the vaults into this directory once and reuse them in later runs (default: in the work directory)")
 	ops        = flag.String("ops", "commit,checkout,list,concurrent", "the measurements to run")
@@ -154,8 +154,8 @@ func run() error {
 	return nil
 }
 
-// newEnv is the bench's environment in work: the tv binary to run (built
-// static there unless -tv names one).
+// newEnv is the bench's environment in work: the tv binary to run, with
+// tv-full beside it (both built static there unless -tv names tv).
 func newEnv(work string) (*env, error) {
 	e := &env{work: work, tv: *tvBin}
 	if e.tv == "" {
@@ -166,7 +166,18 @@ func newEnv(work string) (*env, error) {
 			return nil, fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
+	// Every command of this bench is on a remote vault: tv hands it to
+	// tv-full, which must be beside it.
+	if full := filepath.Join(filepath.Dir(e.tv), "tv-full"); !isFile(full) {
+		return nil, fmt.Errorf("%s is not beside %s: tv runs it for remote vaults (go build -o DIR/ ./cmd/tv ./cmd/tv-full)", full, e.tv)
+	}
 	return e, nil
+}
+
+// isFile reports whether p is a regular file.
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // serve starts git http-backend over root on 127.0.0.1 behind an HTTP

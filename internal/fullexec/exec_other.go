@@ -11,8 +11,9 @@ import (
 
 // run runs path as a child with this process's standard streams and
 // returns its exit code (the platform cannot replace a process).
-func run(path string, argv []string) (int, error) {
+func run(path string, argv, env []string) (int, error) {
 	cmd := exec.Command(path, argv[1:]...)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
 	var ee *exec.ExitError

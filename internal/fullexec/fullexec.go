@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 )
 
 // Name is tv-full's file name, and FrontName tv's (with .exe on Windows).
@@ -20,27 +21,65 @@ var Name, FrontName = func() (string, string) {
 	return "tv-full", "tv"
 }()
 
-// ErrNotInstalled: tv-full is not beside the running executable.
+// FrontEnv carries, from tv to the tv-full it runs, the path of that tv:
+// tv-full registers and installs it (not itself), and a tv that finds the
+// variable set was handed a command line back by a file that is not
+// tv-full. Both clear it (TakeFront), so no process they start inherits it.
+const FrontEnv = "TV_HANDED_OFF_BY"
+
+// ErrNotInstalled: tv-full is not beside the running executable, or the
+// file there is not a tv-full that runs.
 var ErrNotInstalled = errors.New("tv-full not found")
 
-// Find returns tv-full's path: the file beside the running executable
-// (symlinks resolved). Only there, never on PATH: the two binaries are
-// built and installed together, and a tv-full of another version found
-// elsewhere could disagree with this tv about the vault.
-func Find() (string, error) {
-	self, err := os.Executable()
+// installHint says how to install both binaries, at this build's version
+// when it has one.
+func installHint() string {
+	v := "latest"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return "tv runs it for the MCP servers and remote vaults (install both binaries: go install github.com/thalix/tv/cmd/...@" + v + ")"
+}
+
+// Find returns tv-full's path and the running executable's (symlinks
+// resolved): tv-full is the file beside it. Only there, never on PATH:
+// the two binaries are built and installed together, and a tv-full of
+// another version found elsewhere could disagree with this tv about the
+// vault.
+func Find() (full, self string, err error) {
+	self, err = os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("%w: cannot find the running executable: %v", ErrNotInstalled, err)
+		return "", "", fmt.Errorf("%w: cannot find the running executable: %v", ErrNotInstalled, err)
 	}
 	if r, err := filepath.EvalSymlinks(self); err == nil {
 		self = r
 	}
-	p := filepath.Join(filepath.Dir(self), Name)
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-		return p, nil
+	full = filepath.Join(filepath.Dir(self), Name)
+	fi, err := os.Stat(full)
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
+		return "", "", fmt.Errorf("%w beside %s; %s", ErrNotInstalled, self, installHint())
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return "", "", fmt.Errorf("%w: %s is not executable; %s", ErrNotInstalled, full, installHint())
 	}
-	return "", fmt.Errorf("%w beside %s; tv runs it for the MCP servers and remote vaults (install both binaries: go install github.com/thalix/tv/cmd/...@latest)",
-		ErrNotInstalled, self)
+	return full, self, nil
+}
+
+// TakeFront reads and clears FrontEnv. In tv-full (lean false) it returns
+// the tv that handed the command line over, "" when tv-full was run
+// directly. In tv it is an error when set: the tv-full tv ran handed the
+// command line back, so it is not tv-full.
+func TakeFront(lean bool) (string, error) {
+	front, ok := os.LookupEnv(FrontEnv)
+	if !ok {
+		return "", nil
+	}
+	os.Unsetenv(FrontEnv)
+	if lean {
+		return "", fmt.Errorf("%w: %s handed the command line back to tv, so it is not tv-full; %s",
+			ErrNotInstalled, filepath.Join(filepath.Dir(front), Name), installHint())
+	}
+	return front, nil
 }
 
 // Front returns the program users run for the executable at path: the tv
@@ -58,13 +97,14 @@ func Front(path string) string {
 }
 
 // Run runs tv-full with args[1:] in place of this process, with its
-// environment and standard streams. Where the platform can replace a
-// process (Unix) it returns only on failure; elsewhere it runs tv-full as
-// a child and returns its exit code.
+// environment (plus FrontEnv) and standard streams. Where the platform can
+// replace a process (Unix) it returns only on failure; elsewhere it runs
+// tv-full as a child and returns its exit code.
 func Run(args []string) (code int, err error) {
-	path, err := Find()
+	full, self, err := Find()
 	if err != nil {
 		return 0, err
 	}
-	return run(path, append([]string{path}, args[1:]...))
+	env := append(os.Environ(), FrontEnv+"="+self)
+	return run(full, append([]string{full}, args[1:]...), env)
 }

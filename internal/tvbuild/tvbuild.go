@@ -44,6 +44,18 @@ func Program(t testing.TB, pkg string) string {
 	return filepath.Join(buildOnce(t, pkg, pkg), name)
 }
 
+// Cleanup removes every program built so far; a test binary's TestMain
+// calls it after the tests ran (each build is ~40 MB of the temporary
+// folder).
+func Cleanup() {
+	builds.Range(func(_, v any) bool {
+		if b := v.(*build); b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
+		return true
+	})
+}
+
 func buildOnce(t testing.TB, key string, pkgs ...string) string {
 	t.Helper()
 	v, _ := builds.LoadOrStore(key, &build{})

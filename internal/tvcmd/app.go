@@ -31,6 +31,9 @@ type IO struct {
 	// Now is the clock of `tv mcp serve`'s scope cache and evidence; nil
 	// means time.Now.
 	Now func() time.Time
+	// Front is the tv that handed this command line to tv-full (from
+	// fullexec's environment variable), "" when it was not handed over.
+	Front string
 }
 
 // app carries the IO and global flags through a command run.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/thalix/tv/hook"
@@ -96,7 +95,7 @@ func (a *app) runHookInstall(ctx context.Context, cmd *cli.Command) error {
 	}
 	tv := cmd.String("tv")
 	if tv == "" {
-		exe, err := os.Executable()
+		exe, err := a.frontExecutable() // tv, not the tv-full it may have handed to
 		if err != nil {
 			return fmt.Errorf("locate the tv binary: %w (pass --tv PATH)", err)
 		}

@@ -60,13 +60,52 @@ func TestHandOffToFull(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(e.home, ".local/state/tv")); err == nil {
-		entries, _ := os.ReadDir(filepath.Join(e.home, ".local/state/tv"))
-		for _, en := range entries {
-			if strings.Contains(en.Name(), "tv.example.invalid") {
-				t.Errorf("a refused remote command left %s", en.Name())
+	if entries, _ := os.ReadDir(filepath.Join(e.home, ".cache", "tv")); len(entries) > 0 {
+		t.Errorf("a refused remote command left a cache: %v", entries)
+	}
+
+	// The commands that never open the vault run in tv while the current
+	// vault is a URL: one can check a tree, log in, or point tv back at a
+	// local vault without tv-full.
+	remote := &tvEnv{t: t, bin: alone, home: e.home, env: append(append([]string(nil), lone.env...), "TV_VAULT=https://tv.example.invalid/team.git")}
+	for _, args := range [][]string{{"version"}, {"check", co}, {"login", "--user", "racer"}, {"--help"}, {"vault", "use", e.vault()}} {
+		remote.must(args...)
+	}
+
+	// A file named tv-full that is not tv-full: not executable, or a copy
+	// of tv (which would hand the command line back, forever).
+	bad := filepath.Join(filepath.Dir(alone), "tv-full")
+	for _, c := range []struct {
+		name string
+		mode os.FileMode
+		want string
+	}{
+		{"not executable", 0o644, "tv-full is not executable"},
+		{"tv itself", 0o755, "handed the command line back to tv, so it is not tv-full"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(bad, b, c.mode); err != nil {
+				t.Fatal(err)
 			}
-		}
+			if err := os.Chmod(bad, c.mode); err != nil {
+				t.Fatal(err)
+			}
+			_, errs, code := lone.run("mcp", "config")
+			if code != ExitNotFound || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d, want %d with %q\n%s", code, ExitNotFound, c.want, errs)
+			}
+		})
+	}
+	os.Remove(bad)
+
+	// tv-full run directly installs a hook that runs tv, the lean binary
+	// beside it.
+	repo := filepath.Join(t.TempDir(), "srv.git")
+	git(t, repo, "init", "--quiet", "--bare")
+	full := &tvEnv{t: t, bin: filepath.Join(filepath.Dir(e.bin), "tv-full"), home: e.home, env: e.env}
+	full.must("hook", "install", repo)
+	if hook, err := os.ReadFile(filepath.Join(repo, "hooks", "pre-receive")); err != nil || !strings.Contains(string(hook), e.bin+" hook pre-receive") {
+		t.Errorf("pre-receive hook (%v) does not run %s:\n%s", err, e.bin, hook)
 	}
 
 	// With tv-full beside it, the same command lines run there: help, and

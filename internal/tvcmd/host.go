@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend"
+	"github.com/thalix/tv/internal/fullexec"
 	"github.com/urfave/cli/v3"
 )
 
@@ -48,10 +51,23 @@ func (a *app) isMCPStandIn(c *cli.Command) bool {
 	return a.ext.MCP == nil && c.Name == "mcp" && parentOf(c) != nil && parentOf(parentOf(c)) == nil
 }
 
+// noVault names the commands that never open the current vault: they run
+// in tv even when it is a URL (a remote vault's other commands go to
+// tv-full), so that checking a tree, logging in, or pointing tv back at a
+// local vault never needs tv-full.
+var noVault = map[string]bool{
+	"tv": true, "tv help": true, "tv version": true, "tv check": true, "tv login": true,
+	"tv vault use": true, "tv vault init": true, "tv vault doctor": true,
+	"tv hook": true, "tv hook install": true, "tv hook pre-receive": true,
+	"tv workspace forget": true,
+	"tv completion":       true, "tv completion bash": true, "tv completion zsh": true, "tv completion fish": true, "tv completion pwsh": true,
+}
+
 // handsToFull reports whether the command line r resolved to needs tv-full:
-// it names `tv mcp` (or a subcommand, which tv does not know), or the
-// current vault is on a git server and this binary has no transport. The
-// decision is made before anything is parsed, read or written.
+// it names `tv mcp` (or a subcommand, which tv does not know), or it opens
+// the current vault, that vault is on a git server and this binary has no
+// transport. The decision is made before anything is parsed, read or
+// written. (openVault refuses a remote vault without a transport too.)
 func (a *app) handsToFull(r resolved) bool {
 	if a.ext.Full == nil {
 		return false
@@ -59,7 +75,7 @@ func (a *app) handsToFull(r resolved) bool {
 	if a.isMCPStandIn(r.cmd) {
 		return true
 	}
-	if a.ext.Transport != nil {
+	if a.ext.Transport != nil || noVault[fullName(r.cmd)] {
 		return false
 	}
 	loc, err := a.vaultLocation()
@@ -109,6 +125,9 @@ type Host interface {
 	Credentials() (*engine.Credentials, error)
 	// OpenVault opens the current vault, local or remote.
 	OpenVault() (engine.Vault, error)
+	// Executable is the program users run for this one: tv, also when
+	// tv handed the command line to tv-full.
+	Executable() (string, error)
 	// OpenEngine opens an engine acting as the logged-in user on the
 	// vault getenv names (TV_VAULT and the rest of tv's environment; nil
 	// is the process's own).
@@ -134,6 +153,26 @@ func (a *app) Credentials() (*engine.Credentials, error) { return a.credentials(
 
 // OpenVault implements Host.
 func (a *app) OpenVault() (engine.Vault, error) { return a.openVault() }
+
+// Executable implements Host.
+func (a *app) Executable() (string, error) { return a.frontExecutable() }
+
+// frontExecutable is the absolute path of the tv users run: the one that
+// handed this command line over (IO.Front), else the running executable
+// with symlinks resolved, or the tv beside it when that is tv-full.
+func (a *app) frontExecutable() (string, error) {
+	if a.io.Front != "" {
+		return a.io.Front, nil
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Abs(fullexec.Front(p))
+}
 
 // OpenEngine implements Host.
 func (a *app) OpenEngine(getenv func(string) string) (*engine.Engine, error) {

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/thalix/tv/internal/fullexec"
 	"github.com/thalix/tv/internal/statcache"
 )
 
@@ -35,7 +36,11 @@ func Main(ext Extensions) int {
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
 	statcache.RetainMappings(true) // the MCP servers turn it off
-	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr)}
+	front, err := fullexec.TakeFront(ext.Full != nil)
+	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr), Front: front}
+	if err != nil {
+		return (&app{io: stdio, json: wantsJSON(os.Args[1:])}).fail(err)
+	}
 	if isPreReceive(os.Args[1:]) {
 		// A git server's hook only reads: a signal's default (exit) is
 		// right for it, and no handler goroutine (and thread) is started

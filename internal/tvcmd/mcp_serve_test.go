@@ -758,7 +758,7 @@ func TestMCPServeFailClosed(t *testing.T) {
 // protocol (2026-07-28: on its subscriptions/listen stream) and with a 2025
 // one (issue 14: the announcement used to wait for the next request).
 func TestMCPServeIdleListChanged(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := newVSEnv(t)

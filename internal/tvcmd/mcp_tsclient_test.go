@@ -77,7 +77,7 @@ func (e *localEnv) tsClient(dir, scenario string, extraEnv []string, v any) {
 // error answer (-32600 naming the limit), not hang until the client's
 // timeout, and the session goes on (issue 14, defect 1).
 func TestMCPLocalTypeScriptOversize(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	var r struct {
@@ -100,7 +100,7 @@ func TestMCPLocalTypeScriptOversize(t *testing.T) {
 // tool's output schema (an invalid one is an error), and each text block
 // is the serialized structured result (issue 14, defect 7).
 func TestMCPLocalTypeScriptTools(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "one\ntwo\n", "AGENTS.md": "be kind\n", "src/x.go": "package x\n"})
 	calls := map[string]any{
@@ -140,7 +140,7 @@ func TestMCPLocalTypeScriptTools(t *testing.T) {
 // reports no schema portability problem for `tv mcp local` nor for `tv mcp
 // serve` (issue 14: the Inspector warned on every nullable output member).
 func TestMCPInspectorStrict(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	nd := nodeClients(t)
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})

@@ -23,7 +23,7 @@ type worktreeOut struct {
 // execute_bash, and removes it; stock git agrees at every step. Every
 // refusal is exercised through the real client over stdio.
 func TestMCPWorktreeGatedFlow(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	mainHead := e.git(dir, "rev-parse", "HEAD")
@@ -122,7 +122,7 @@ func TestMCPWorktreeGatedFlow(t *testing.T) {
 // TestMCPWorktreeNotGit: worktree_create refuses a launch directory that
 // is not in a git repository.
 func TestMCPWorktreeNotGit(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	e := newLocalEnv(t)
 	dir := filepath.Join(e.base, "plain")
 	os.Mkdir(dir, 0o755)
@@ -135,7 +135,7 @@ func TestMCPWorktreeNotGit(t *testing.T) {
 // path. Exactly one gets it; the other gets a clear error, and nothing of
 // its attempt is left (no branch, directory or worktree entry).
 func TestMCPWorktreeRace(t *testing.T) {
-	t.Parallel() // separate processes and directories; cmd/tv must stay inside go test's 10-minute budget
+	t.Parallel() // separate processes and directories; internal/tvcmd must stay inside go test's 10-minute budget
 	e := newLocalEnv(t)
 	dir := e.repo("repo", map[string]string{"a.txt": "a\n"})
 	a, b := e.start(dir, ""), e.start(dir, "")

@@ -41,7 +41,7 @@ func newTVEnv(t *testing.T) *tvEnv {
 	e := &tvEnv{t: t, bin: tvBin(t), home: home}
 	e.env = append(os.Environ(),
 		"HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "XDG_DATA_HOME="+home+"/.local/share",
-		"XDG_STATE_HOME="+home+"/.local/state", "TV_VAULT="+home+"/vault.git", "GIT_CONFIG_NOSYSTEM=1")
+		"XDG_STATE_HOME="+home+"/.local/state", "XDG_CACHE_HOME="+home+"/.cache", "TV_VAULT="+home+"/vault.git", "GIT_CONFIG_NOSYSTEM=1")
 	e.must("login", "--user", "racer")
 	return e
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/thalix/tv/internal/testparallel"
+	"github.com/thalix/tv/internal/tvbuild"
 )
 
 // TestMain lets testscript run this test binary as the `tv` command.
@@ -32,6 +33,7 @@ type parallelM struct{ m *testing.M }
 
 func (p parallelM) Run() int {
 	testparallel.Default()
+	defer tvbuild.Cleanup()
 	return p.m.Run()
 }
 

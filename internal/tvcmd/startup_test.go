@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/thalix/tv/internal/tvbuild"
 )
 
 // Start-up budget of one package's init in the tv binary. Generous on
@@ -68,11 +71,17 @@ func initCosts(t *testing.T, bin string) map[string]initCost {
 	return costs
 }
 
-// TestStartupInitCost: no package init of the tv binary costs more than
+// TestStartupInitCost: no package init of tv or tv-full costs more than
 // maxInitClockMS of clock or maxInitBytes of allocation (slowInits
-// aside). Clock is the best of three runs; bytes do not vary.
+// aside). Clock is the best of three runs; bytes do not vary. tv-full's
+// start is paid by every MCP server launch and remote-vault command.
 func TestStartupInitCost(t *testing.T) {
-	bin := tvBin(t)
+	for _, bin := range []string{tvBin(t), tvbuild.Full(t)} {
+		t.Run(filepath.Base(bin), func(t *testing.T) { checkInitCosts(t, bin) })
+	}
+}
+
+func checkInitCosts(t *testing.T, bin string) {
 	best := initCosts(t, bin)
 	for range 2 {
 		for pkg, c := range initCosts(t, bin) {

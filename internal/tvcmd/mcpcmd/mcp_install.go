@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/thalix/tv/internal/fullexec"
 	"github.com/thalix/tv/internal/tvcmd"
 	"io"
 	"os"
@@ -346,8 +345,8 @@ func isExecutable(p string) error {
 }
 
 // tvExecutable returns the absolute path hosts should run: $TV_EXECUTABLE
-// when set, else the running executable with symlinks resolved (tv, not
-// the tv-full it handed `tv mcp …` to).
+// when set, else the tv users run (Host.Executable: not the tv-full it
+// handed `tv mcp …` to).
 func (a *app) tvExecutable() (string, error) {
 	if p := a.io.Getenv(envExecutable); p != "" {
 		if !filepath.IsAbs(p) {
@@ -358,14 +357,11 @@ func (a *app) tvExecutable() (string, error) {
 		}
 		return filepath.Clean(p), nil
 	}
-	p, err := os.Executable()
+	p, err := a.h.Executable() // tv, also when tv handed this command line to tv-full
 	if err != nil {
 		return "", fmt.Errorf("cannot find the tv executable: %w (set $%s)", err, envExecutable)
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		p = r
-	}
-	return filepath.Abs(fullexec.Front(p)) // tv, when tv handed this command line to tv-full
+	return p, nil
 }
 
 // warnTemporary warns on stderr when the executable to register lives in

@@ -1,7 +1,7 @@
 // A TypeScript SDK client (the one Claude Code and the Inspector use) for
-// cmd/tv's tests: it starts the server command given after "--" over stdio,
+// internal/tvcmd's tests: it starts the server command given after "--" over stdio,
 // runs one scenario and prints one JSON line with what it saw. Run by
-// cmd/tv's tests with NODE_PATH set to install.sh's node_modules.
+// internal/tvcmd's tests with NODE_PATH set to install.sh's node_modules.
 //
 //   node client.mjs <scenario> -- <command> [args...]
 //

@@ -4,7 +4,7 @@
 # the Inspector) and the Inspector's CLI (@modelcontextprotocol/inspector,
 # for --strict). Idempotent: skips what is installed. The directory is
 # $TV_NODE_DIR, default ${XDG_CACHE_HOME:-$HOME/.cache}/tv-test-node; it
-# prints the directory. Used by cmd/tv's tests and .ci/run.
+# prints the directory. Used by internal/tvcmd's tests and .ci/run.
 set -euo pipefail
 command -v node >/dev/null || { echo "tsclient: node is not installed" >&2; exit 3; }
 command -v npm >/dev/null || { echo "tsclient: npm is not installed" >&2; exit 3; }
