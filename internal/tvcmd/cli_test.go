@@ -3,6 +3,8 @@ package tvcmd
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +121,20 @@ func TestPlural(t *testing.T) {
 	for n, want := range map[int]string{0: "0 warnings", 1: "1 warning", 2: "2 warnings"} {
 		if got := plural(n, "warning"); got != want {
 			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestCommandTablesNameCommands: every command named in the tables keyed
+// by full command name (noJSON, readOnly, noVault) exists, so a renamed
+// command cannot silently drop out of one.
+func TestCommandTablesNameCommands(t *testing.T) {
+	all := allCommands(t)
+	for table, names := range map[string][]string{"noJSON": slices.Collect(maps.Keys(noJSON)), "readOnly": slices.Collect(maps.Keys(readOnly)), "noVault": slices.Collect(maps.Keys(noVault))} {
+		for _, name := range names {
+			if _, ok := all[name]; !ok {
+				t.Errorf("%s names %q, which is not a command", table, name)
+			}
 		}
 	}
 }

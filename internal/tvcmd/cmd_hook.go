@@ -54,15 +54,6 @@ func (a *app) preReceive(ctx context.Context, userEnv string) error {
 	return err
 }
 
-// isPreReceive reports whether args (without the program name) are a
-// command line Run answers on its pre-receive fast path, spelled out or
-// packed by the kernel from a hook script's "#!" line.
-func isPreReceive(args []string) bool {
-	args, _ = hook.ShebangArgs(args)
-	_, ok := preReceiveArgs(args)
-	return ok
-}
-
 // preReceiveArgs recognises the command lines `tv hook install` writes
 // into a hook script — hook pre-receive, optionally with --user-env VAR
 // or --user-env=VAR — and returns VAR. Run answers them without building

@@ -1,6 +1,9 @@
 package tvcmd
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,26 +73,42 @@ func TestPreReceiveFastPathAgrees(t *testing.T) {
 	}
 }
 
-// TestIsPreReceive: main skips its signal handler exactly for the command
-// lines Run answers on its pre-receive fast path.
-func TestIsPreReceive(t *testing.T) {
+// TestInterruptOnlyForWriters: Run gives Ctrl-C and SIGTERM a handler
+// (IO.Interrupt) for the commands that write, and leaves the signals'
+// default to those that only read, the pre-receive hook included.
+func TestInterruptOnlyForWriters(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "TV_VAULT": filepath.Join(home, "vault.git"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_STATE_HOME": filepath.Join(home, ".state"), "XDG_DATA_HOME": filepath.Join(home, ".data"), "XDG_CACHE_HOME": filepath.Join(home, ".cache")}
 	tests := []struct {
-		args []string
-		want bool
+		args    []string
+		handler bool
 	}{
-		{[]string{"hook", "pre-receive"}, true},
-		{[]string{"hook", "pre-receive", "--user-env", "GL_USER"}, true},
-		{[]string{"hook pre-receive --user-env GL_USER", "/srv/v.git/hooks/pre-receive"}, true},
-		{[]string{"hook pre-receive", "/srv/v.git/hooks/pre-receive"}, true},
-		{[]string{"hook", "pre-receive", "--help"}, false},
-		{[]string{"hook", "install", "v.git"}, false},
-		{[]string{"workspace", "commit", "demo"}, false},
-		{nil, false},
+		{[]string{"workspace", "walk-test", home}, false},
+		{[]string{"workspace", "status", home}, false},
+		{[]string{"workspace", "diff", home}, false},
+		{[]string{"check", home}, false},
+		{[]string{"--json", "workspace", "list"}, false},
+		{[]string{"version"}, false},
+		{[]string{"hook", "pre-receive"}, false},
+		{[]string{"hook pre-receive --user-env GL_USER", "/srv/v.git/hooks/pre-receive"}, false},
+		{[]string{"workspace", "commit", home}, true},
+		{[]string{"workspace", "update", home}, true},
+		{[]string{"workspace", "init", "--name", "w"}, true},
+		{[]string{"login", "--user", "u"}, true},
+		{[]string{"hook", "install", filepath.Join(home, "none.git")}, true},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, "|"), func(t *testing.T) {
-			if got := isPreReceive(tt.args); got != tt.want {
-				t.Fatalf("isPreReceive = %v, want %v", got, tt.want)
+			called := false
+			stdio := &IO{Stdin: strings.NewReader(""), Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Getenv: func(k string) string { return env[k] },
+				Interrupt: func(ctx context.Context) (context.Context, context.CancelFunc) {
+					called = true
+					return context.WithCancel(ctx)
+				}}
+			Run(context.Background(), append([]string{"tv"}, tt.args...), stdio, testFull)
+			if called != tt.handler {
+				t.Fatalf("signal handler: %v, want %v", called, tt.handler)
 			}
 		})
 	}

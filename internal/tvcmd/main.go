@@ -28,8 +28,8 @@ const (
 
 // Main runs the process's command line with the given extensions and
 // returns its exit code: the GC settings, the signal handling (Ctrl-C and
-// SIGTERM cancel the command's context) and the process's IO. Each binary's
-// main is os.Exit(tvcmd.Main(…)).
+// SIGTERM cancel a writing command's context: IO.Interrupt) and the
+// process's IO. Each binary's main is os.Exit(tvcmd.Main(…)).
 func Main(ext Extensions) int {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(gcPercent)
@@ -41,15 +41,10 @@ func Main(ext Extensions) int {
 	if err != nil {
 		return (&app{io: stdio, json: wantsJSON(os.Args[1:])}).fail(err)
 	}
-	if isPreReceive(os.Args[1:]) {
-		// A git server's hook only reads: a signal's default (exit) is
-		// right for it, and no handler goroutine (and thread) is started
-		// on every push (~1 ms here).
-		return Run(context.Background(), os.Args, stdio, ext)
+	stdio.Interrupt = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, os.Args, stdio, ext)
+	return Run(context.Background(), os.Args, stdio, ext)
 }
 
 // isTerminal reports whether f is a character device (a terminal).
