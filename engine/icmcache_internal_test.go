@@ -73,5 +73,5 @@ func TestICMCacheKeys(t *testing.T) {
 // reseal replaces b's closing checksum with one of its new content.
 func reseal(b []byte) []byte {
 	body := b[:len(b)-4]
-	return binary.LittleEndian.AppendUint32(body[:len(body):len(body)], crc32.Checksum(body, castagnoli()))
+	return binary.LittleEndian.AppendUint32(body[:len(body):len(body)], crc32.ChecksumIEEE(body))
 }

@@ -118,7 +118,7 @@ func TestWalkTestOpensOnlyWhatChanged(t *testing.T) {
 			write(t, filepath.Join(d, edited), "# Note 7\n\nNow with {{NEW}}.\n")
 		}, slices.Sorted(slices.Values(append([]string{edited, edited}, contracts...))), `note-07.md:3: warning placeholder: placeholder "{{NEW}}"`, []string{edited}},
 		{"damaged cache", func(t *testing.T) {
-			if err := os.WriteFile(filepath.Join(d, engine.ICMCacheName), []byte("TVIC1\ngarbage"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(d, engine.ICMCacheName), []byte("TVIC2\ngarbage"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, nil, "", []string{edited}}, // opens checked below: every Markdown file

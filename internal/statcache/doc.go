@@ -32,7 +32,7 @@
 // caller hashes. Stamps taken within RacySmudge of a scan are written
 // unstamped, and Clean refuses a stamp not older than the cache file
 // itself (git's "racy" rule), so a file changed twice in one clock tick
-// is re-hashed. The on-disk format (magic "TVSC6\n") is described at
+// is re-hashed. The on-disk format (magic "TVSC7\n") is described at
 // Magic; decoding refuses out-of-order entries and listing names that are
 // not one path element, and never yields more entries than the bytes hold
 // (FuzzDecode).

@@ -3,7 +3,6 @@ package statcache
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -302,8 +301,3 @@ func MergeEntries(a, b []Entry) []Entry {
 	}
 	return append(append(out, a...), b...)
 }
-
-// castagnoli is CRC-32C's table. hash/crc32 builds it on the first call
-// and returns the same table after, so no tv command pays for it at
-// init.
-func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }

@@ -357,12 +357,23 @@ func TestDamaged(t *testing.T) {
 	})
 }
 
-// TestFormatV6 pins the on-disk bytes: a cache written by an earlier tv
-// (this very file, written by engine's writeStatCache before the stat
-// cache had a package of its own) is still read, and Save writes the
-// same bytes again.
-func TestFormatV6(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "v6.cache"))
+// updateGolden rewrites the pinned cache files (UPDATE_GOLDEN=1), after a
+// deliberate format change that bumps Magic.
+var updateGolden = os.Getenv("UPDATE_GOLDEN") != ""
+
+// TestFormatV7 pins the on-disk bytes: testdata/v7.cache is read, and
+// Save writes the same bytes again. A version-6 file (CRC-32C) is
+// refused as a whole, so the command re-hashes, as for any damaged cache.
+func TestFormatV7(t *testing.T) {
+	if _, err := decode(mustRead(t, "v6.cache")); err == nil || !strings.Contains(err.Error(), "bad magic") {
+		t.Fatalf("a version-6 cache decoded: %v", err)
+	}
+	if updateGolden {
+		if err := formatV7Want().Save(filepath.Join("testdata", "v7.cache"), 1<<62); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "v7.cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,19 +381,7 @@ func TestFormatV6(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Cache{
-		Header: Header{
-			ManifestStamp: fastio.Stamp{Size: 100, Mtime: 7, Ctime: 8, Ino: 3, Mode: 0o644}, ManifestBaseline: [20]byte{9},
-			Log:     fastio.FileID{Ino: 4, Size: 50},
-			VaultID: "vault_0123456789abcdef", WorkspaceID: "ws_abcdefghijklmnopqrst", WorkspaceName: "demo",
-			Scope: []string{"a"}, Baseline: [20]byte{1},
-		},
-		Files: []Entry{
-			{Path: "a/b.md", Mode: 0o100644, ID: [20]byte{5}, SHA256: [32]byte{6}, Stamp: fastio.Stamp{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Mode: 0o644}},
-			{Path: "a/c", Mode: 0o100755, Stamp: fastio.Stamp{Size: 1}},
-		},
-		Dirs: map[string]*Dir{"a": {Stamp: fastio.Stamp{Ino: 9}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "c"}}}},
-	}
+	want := formatV7Want()
 	if !reflect.DeepEqual(c.Header, want.Header) || !reflect.DeepEqual(c.Files, want.Files) || !reflect.DeepEqual(c.Dirs, want.Dirs) {
 		t.Fatalf("decoded\n%+v\n%+v\n%+v", c.Header, c.Files, c.Dirs)
 	}
@@ -399,14 +398,40 @@ func TestFormatV6(t *testing.T) {
 	}
 }
 
+// formatV7Want is what testdata/v7.cache holds.
+func formatV7Want() *Cache {
+	return &Cache{
+		Header: Header{
+			ManifestStamp: fastio.Stamp{Size: 100, Mtime: 7, Ctime: 8, Ino: 3, Mode: 0o644}, ManifestBaseline: [20]byte{9},
+			Log:     fastio.FileID{Ino: 4, Size: 50},
+			VaultID: "vault_0123456789abcdef", WorkspaceID: "ws_abcdefghijklmnopqrst", WorkspaceName: "demo",
+			Scope: []string{"a"}, Baseline: [20]byte{1},
+		},
+		Files: []Entry{
+			{Path: "a/b.md", Mode: 0o100644, ID: [20]byte{5}, SHA256: [32]byte{6}, Stamp: fastio.Stamp{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Mode: 0o644}},
+			{Path: "a/c", Mode: 0o100755, Stamp: fastio.Stamp{Size: 1}},
+		},
+		Dirs: map[string]*Dir{"a": {Stamp: fastio.Stamp{Ino: 9}, Entries: []fastio.Dirent{{Name: "b.md"}, {Name: "c"}}}},
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // FuzzDecode: the decoder never panics on damaged input, never yields
 // more entries than the bytes could hold, and never yields a listing
 // name that is not one path element.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(Magic))
 	f.Add([]byte("garbage"))
-	if v6, err := os.ReadFile(filepath.Join("testdata", "v6.cache")); err == nil {
-		f.Add(v6)
+	if v7, err := os.ReadFile(filepath.Join("testdata", "v7.cache")); err == nil {
+		f.Add(v7)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := decode(b)
@@ -459,10 +484,10 @@ func BenchmarkDecodeTails(b *testing.B) {
 	}
 }
 
-// v6TailRecord is the record testdata/v6-tail.cache appends to
-// testdata/v6.cache's snapshot: a file set (stamped), a file deleted and
+// v7TailRecord is the record testdata/v7-tail.cache appends to
+// testdata/v7.cache's snapshot: a file set (stamped), a file deleted and
 // a folder listed.
-func v6TailRecord() *Record {
+func v7TailRecord() *Record {
 	return &Record{
 		Baseline: [20]byte{2},
 		Log:      fastio.FileID{Ino: 4, Size: 90},
@@ -472,15 +497,11 @@ func v6TailRecord() *Record {
 	}
 }
 
-// TestFormatV6Tail pins the appended record's format: testdata/v6-tail.cache
-// (v6.cache plus one record, written by Append) decodes to the snapshot
+// TestFormatV7Tail pins the appended record's format: testdata/v7-tail.cache
+// (v7.cache plus one record, written by Append) decodes to the snapshot
 // with the record applied, and Append writes the same bytes again.
-func TestFormatV6Tail(t *testing.T) {
-	snap, err := os.ReadFile(filepath.Join("testdata", "v6.cache"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("testdata", "v6-tail.cache"))
+func TestFormatV7Tail(t *testing.T) {
+	snap, err := os.ReadFile(filepath.Join("testdata", "v7.cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,13 +513,19 @@ func TestFormatV6Tail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Append(path, v6TailRecord(), 1<<62); err != nil {
+	if err := c.Append(path, v7TailRecord(), 1<<62); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if updateGolden {
+		if err := os.WriteFile(filepath.Join("testdata", "v7-tail.cache"), got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := mustRead(t, "v7-tail.cache")
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Append wrote\n%x\nthe pinned file holds\n%x", got, want)
 	}
