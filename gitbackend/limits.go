@@ -99,4 +99,9 @@ const (
 	// lock file for the leftover of a killed process. Writers hold ref
 	// locks for milliseconds.
 	StaleLockAge = 1 * time.Minute
+
+	// MaxLooseRefBytes is the most of a loose ref file that listing refs
+	// reads: an object id and a newline, or "ref: " and a ref name. A
+	// longer file is reported as a corrupt ref.
+	MaxLooseRefBytes = 4 << 10
 )

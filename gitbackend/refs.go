@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // Ref returns the current value of ref name: the loose ref file, else its
@@ -65,35 +66,8 @@ func (v *Vault) ListRefs(ctx context.Context, prefix string) ([]engine.Ref, erro
 	if strings.HasPrefix(prefix, "refs/") {
 		dir = prefix[:strings.LastIndexByte(prefix, '/')+1]
 	}
-	root := filepath.Join(v.path, filepath.FromSlash(dir))
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(v.path, p)
-		if err != nil {
-			return err
-		}
-		name := filepath.ToSlash(rel)
-		if !strings.HasPrefix(name, prefix) || refNameProblem(name) != "" {
-			return nil // lock files, editor backups: git ignores them too
-		}
-		h, ok, err := v.readLoose(name, nil)
-		if err != nil {
-			return err
-		}
-		if ok {
-			found[name] = h
-		}
-		return nil
-	})
-	if err != nil {
+	var buf []byte
+	if err := v.walkLooseRefs(dir, prefix, found, &buf); err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)
 	}
 	packed, err := v.readPackedRefs()
@@ -111,6 +85,69 @@ func (v *Vault) ListRefs(ctx context.Context, prefix string) ([]engine.Ref, erro
 	}
 	slices.SortFunc(out, func(a, b engine.Ref) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// walkLooseRefs adds the loose refs under folder dir ("refs/…/") whose
+// names start with prefix to found. Each folder is listed once and each
+// ref read by name in it (fastio: open, fstat, read, close), where
+// filepath.WalkDir and os.ReadFile took ten system calls a ref (the
+// poller's fcntl and epoll_ctl calls included): listing 1,001 workspaces
+// spent a third of its 28 ms there.
+func (v *Vault) walkLooseRefs(dir, prefix string, found map[string]engine.Hash, buf *[]byte) error {
+	l, err := fastio.OpenLister(filepath.Join(v.path, filepath.FromSlash(dir)), false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		return err
+	}
+	defer l.Close()
+	ents, err := l.Entries(nil)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name := dir + e.Name
+		switch {
+		case e.Type.IsDir():
+			if err := v.walkLooseRefs(name+"/", prefix, found, buf); err != nil {
+				return err
+			}
+			continue
+		case !strings.HasPrefix(name, prefix) || refNameProblem(name) != "":
+			continue // lock files, editor backups: git ignores them too
+		case !e.Type.IsRegular():
+			h, ok, err := v.readLoose(name, nil) // a symlink: followed, as git does
+			if err != nil {
+				return err
+			}
+			if ok {
+				found[name] = h
+			}
+			continue
+		}
+		st, data, err := l.StatRead(e.Name, MaxLooseRefBytes, *buf)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // deleted since the listing
+		case err != nil:
+			return fmt.Errorf("read ref %s: %w", name, err)
+		case !fs.FileMode(st.Mode).IsRegular():
+			continue
+		}
+		*buf = data
+		h, target, err := parseLooseRef(data)
+		if err != nil {
+			return fmt.Errorf("ref %s (%s) is corrupt: %v", name, v.refPath(name), err)
+		}
+		if target != "" {
+			if h, _, err = v.readLoose(name, nil); err != nil {
+				return err
+			}
+		}
+		found[name] = h
+	}
+	return nil
 }
 
 func (v *Vault) refPath(name string) string {
