@@ -87,7 +87,11 @@ func (v *Vault) refreshPacks() (bool, error) {
 		}
 		idx, err := loadPackIndex(filepath.Join(dir, name+".idx"), name)
 		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the listing (consolidated, git repack)
+			// Removed since the listing (consolidated, git repack): the
+			// pack that took its objects was renamed in before, maybe
+			// after the listing, so the caller must list again.
+			changed = true
+			continue
 		}
 		if err != nil {
 			return false, err
@@ -100,7 +104,8 @@ func (v *Vault) refreshPacks() (bool, error) {
 		// the merged pack on every rescan.
 		p := &packIndex{name: name, idx: idx}
 		if _, _, err := p.open(dir); err != nil {
-			continue // index without its pack (not yet renamed in, or removed)
+			changed = true // index without its pack (not yet renamed in, or removed): list again
+			continue
 		}
 		added = append(added, p)
 	}
