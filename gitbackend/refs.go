@@ -136,6 +136,9 @@ func (v *Vault) walkLooseRefs(dir, prefix string, found map[string]engine.Hash, 
 			continue
 		}
 		*buf = data
+		if len(data) > MaxLooseRefBytes {
+			return fmt.Errorf("ref %s (%s) is corrupt: over %d bytes (gitbackend.MaxLooseRefBytes); a ref holds an object id or \"ref: NAME\"", name, v.refPath(name), MaxLooseRefBytes)
+		}
 		h, target, err := parseLooseRef(data)
 		if err != nil {
 			return fmt.Errorf("ref %s (%s) is corrupt: %v", name, v.refPath(name), err)

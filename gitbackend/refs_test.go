@@ -1,8 +1,10 @@
 package gitbackend
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -404,4 +406,50 @@ func fsckCleanIgnoring(t *testing.T, gitDir, ref string) {
 	t.Helper()
 	os.Remove(filepath.Join(gitDir, "refs", "tv", "workspaces", ref))
 	fsckClean(t, gitDir)
+}
+
+// TestListLooseRefs: listing walks nested folders, follows a symbolic
+// ref, skips lock files and names git would refuse, merges packed-refs
+// under loose ones, and reports a loose ref over MaxLooseRefBytes as
+// corrupt, naming it and the limit.
+func TestListLooseRefs(t *testing.T) {
+	ctx := context.Background()
+	v := newDiskVault(t)
+	c1 := mustCommit(t, v, "one\n", engine.ZeroHash)
+	c2 := mustCommit(t, v, "two\n", c1)
+	mustUpdate(t, v, engine.RefUpdate{Name: "refs/tv/workspaces/ws_a", New: c1})
+	mustUpdate(t, v, engine.RefUpdate{Name: "refs/tv/deep/er/ws_b", New: c2})
+	git(t, v.Path(), "", "symbolic-ref", "refs/tv/alias", "refs/tv/workspaces/ws_a")
+	for name, content := range map[string]string{
+		"refs/tv/workspaces/ws_c.lock": c2.String() + "\n",
+		"refs/tv/workspaces/bad..name": c2.String() + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(v.Path(), filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(v.Path(), "packed-refs"), []byte(c2.String()+" refs/tv/packed/ws_p\n"+c2.String()+" refs/tv/workspaces/ws_a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := v.ListRefs(ctx, "refs/tv/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range refs {
+		if r.Name != "refs/tv/vault" { // the vault's id, written at creation
+			got = append(got, r.Name+"="+r.Hash.String()[:7])
+		}
+	}
+	want := []string{"refs/tv/alias=" + c1.String()[:7], "refs/tv/deep/er/ws_b=" + c2.String()[:7], "refs/tv/packed/ws_p=" + c2.String()[:7], "refs/tv/workspaces/ws_a=" + c1.String()[:7]}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ListRefs = %v\nwant %v", got, want)
+	}
+	big := filepath.Join(v.Path(), "refs", "tv", "workspaces", "ws_big")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("0"), MaxLooseRefBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.ListRefs(ctx, "refs/tv/"); err == nil || !strings.Contains(err.Error(), "refs/tv/workspaces/ws_big") || !strings.Contains(err.Error(), fmt.Sprint(MaxLooseRefBytes)) {
+		t.Fatalf("an oversized ref: %v", err)
+	}
 }
