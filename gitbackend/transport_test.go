@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/gitbackend/nettransport"
+	"github.com/thalix/tv/internal/tvbuild"
 )
 
 // TestLinksNoNetworkStack keeps the network half out of gitbackend: a
@@ -18,18 +18,6 @@ import (
 // go-git's transport clients or openpgp (they cost start-up time); those
 // live in gitbackend/nettransport.
 func TestLinksNoNetworkStack(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH; cannot list gitbackend's dependencies")
-	}
-	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list -deps: %v", err)
-	}
 	const gogit = "github.com/go-git/go-git/v5/"
 	forbidden := []struct {
 		name string
@@ -47,7 +35,7 @@ func TestLinksNoNetworkStack(t *testing.T) {
 		{"plumbing/object", gogit + "plumbing/object", false},
 		{"openpgp", "github.com/ProtonMail/go-crypto", true},
 	}
-	deps := strings.Fields(string(out))
+	deps := tvbuild.Deps(t)
 	for _, f := range forbidden {
 		t.Run(f.name, func(t *testing.T) {
 			for _, d := range deps {

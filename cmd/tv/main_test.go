@@ -1,28 +1,16 @@
 package main
 
 import (
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/thalix/tv/internal/tvbuild"
 )
 
 // TestLinksNoExtensions keeps tv lean: the packages tv hands to tv-full
 // (the MCP servers and SDK, the network transports and what they pull in)
 // must not be linked into tv, whose start-up they would cost.
 func TestLinksNoExtensions(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH; cannot list tv's dependencies")
-	}
-	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list -deps: %v", err)
-	}
 	forbidden := []string{
 		"github.com/modelcontextprotocol/go-sdk",
 		"github.com/google/jsonschema-go",
@@ -36,7 +24,7 @@ func TestLinksNoExtensions(t *testing.T) {
 		"golang.org/x/crypto/ssh",
 		"net/http",
 	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range tvbuild.Deps(t) {
 		for _, f := range forbidden {
 			if dep == f || strings.HasPrefix(dep, f+"/") {
 				t.Errorf("tv links %s (%s belongs in tv-full)", dep, f)

@@ -4,10 +4,12 @@
 package tvbuild
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -42,6 +44,26 @@ func Program(t testing.TB, pkg string) string {
 	t.Helper()
 	name := filepath.Base(filepath.Clean(pkg))
 	return filepath.Join(buildOnce(t, pkg, pkg), name)
+}
+
+// Deps lists the packages the package in the test's working directory
+// links (`go list -deps .`); the test is skipped when the go command is
+// not on PATH.
+func Deps(t testing.TB) []string {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH; cannot list the package's dependencies")
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list -deps: %v", err)
+	}
+	return strings.Fields(string(out))
 }
 
 // Cleanup removes every program built so far; a test binary's TestMain
