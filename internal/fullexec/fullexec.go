@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // Name is tv-full's file name, and FrontName tv's (with .exe on Windows).
@@ -31,14 +32,35 @@ const FrontEnv = "TV_HANDED_OFF_BY"
 // file there is not a tv-full that runs.
 var ErrNotInstalled = errors.New("tv-full not found")
 
-// installHint says how to install both binaries, at this build's version
-// when it has one.
+// installHint says how to install both binaries: at this build's version
+// when it is a release, else @latest.
 func installHint() string {
 	v := "latest"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi, ok := debug.ReadBuildInfo(); ok && isRelease(bi.Main.Version) {
 		v = bi.Main.Version
 	}
 	return "tv runs it for the MCP servers and remote vaults (install both binaries: go install github.com/thalix/tv/cmd/...@" + v + ")"
+}
+
+// isRelease reports whether v is a tagged version (v1.2.3, v1.2.3-rc.1),
+// not "(devel)", a build of a modified tree (+dirty) or a pseudo-version
+// (v0.0.0-20261202175357-1b71b10a8998), which `go install` could not
+// fetch or would not mean.
+func isRelease(v string) bool {
+	if !strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
+		return false
+	}
+	parts := strings.Split(v, "-")
+	if n := len(parts); n >= 3 {
+		stamp, rev := parts[n-2], parts[n-1]
+		if i := strings.LastIndexByte(stamp, '.'); i >= 0 {
+			stamp = stamp[i+1:] // v1.2.4-0.20261202175357-… and v1.2.3-pre.0.2026…-…
+		}
+		if len(stamp) == 14 && len(rev) == 12 {
+			return false
+		}
+	}
+	return true
 }
 
 // Find returns tv-full's path and the running executable's (symlinks

@@ -27,3 +27,25 @@ func TestFront(t *testing.T) {
 		})
 	}
 }
+
+// TestIsRelease: only a tagged version goes into the install hint.
+func TestIsRelease(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{
+		{"v1.2.3", true},
+		{"v1.2.3-rc.1", true},
+		{"(devel)", false},
+		{"", false},
+		{"v0.0.0-20261202175357-1b71b10a8998", false},
+		{"v0.0.0-20261202175357-1b71b10a8998+dirty", false},
+		{"v1.2.4-0.20261202175357-1b71b10a8998", false},
+		{"v1.2.3-pre.0.20261202175357-1b71b10a8998", false},
+		{"v1.2.3+incompatible", false},
+	} {
+		if got := isRelease(c.v); got != c.want {
+			t.Errorf("isRelease(%q) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
