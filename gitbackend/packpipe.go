@@ -311,7 +311,7 @@ func (w *packWriter) writeCompressed(j *pipeJob, o *pipeObj) error {
 // be there when its fan-out folder is (a fresh vault has none): the
 // folders are listed once per batch instead of an lstat per object.
 func (w *packWriter) exists(h engine.Hash) bool {
-	if _, ok := w.v.findPacked(h); ok {
+	if _, _, ok := w.v.findPacked(h); ok {
 		return true
 	}
 	if w.looseDirs == nil {

@@ -69,7 +69,7 @@ func TestPipelinedPack(t *testing.T) {
 	if len(packs) != 1 {
 		t.Fatalf("%d packs", len(packs))
 	}
-	p, ok := v.findPacked(tree)
+	p, _, ok := v.findPacked(tree)
 	if !ok {
 		t.Fatal("tree not in the pack")
 	}

@@ -32,6 +32,12 @@ import (
 type packSet struct {
 	mu    sync.RWMutex
 	packs []*packIndex // newest first
+	// gen counts the changes to packs: a lookup that missed stops
+	// rescanning only when nothing changed the set since it looked,
+	// whoever changed it (another goroutine's rescan may load the pack
+	// this one needs between its lookup and its own rescan, which then
+	// finds nothing new).
+	gen uint64
 }
 
 type packIndex struct {
@@ -40,16 +46,24 @@ type packIndex struct {
 	file packFile // the .pack, opened on first read (packread.go)
 }
 
-// findPacked returns the pack holding h.
-func (v *Vault) findPacked(h engine.Hash) (*packIndex, bool) {
+// findPacked returns the pack holding h, and the pack set's generation
+// it looked in.
+func (v *Vault) findPacked(h engine.Hash) (*packIndex, uint64, bool) {
 	v.packs.mu.RLock()
 	defer v.packs.mu.RUnlock()
 	for _, p := range v.packs.packs {
 		if _, ok := p.idx.find(h); ok {
-			return p, true
+			return p, v.packs.gen, true
 		}
 	}
-	return nil, false
+	return nil, v.packs.gen, false
+}
+
+// packGen is the pack set's generation (packSet.gen).
+func (v *Vault) packGen() uint64 {
+	v.packs.mu.RLock()
+	defer v.packs.mu.RUnlock()
+	return v.packs.gen
 }
 
 // refreshPacks syncs the pack set with objects/pack and reports whether it
@@ -115,6 +129,9 @@ func (v *Vault) refreshPacks() (bool, error) {
 		kept = append(added, kept...)
 	}
 	v.packs.packs = kept
+	if changed {
+		v.packs.gen++
+	}
 	return changed, nil
 }
 
@@ -138,6 +155,7 @@ func (v *Vault) addPack(name string) error {
 		}
 	}
 	v.packs.packs = append([]*packIndex{{name: name, idx: idx}}, v.packs.packs...)
+	v.packs.gen++
 	return nil
 }
 
@@ -196,12 +214,13 @@ func loadIndex(path, name string) (*idxfile.MemoryIndex, error) {
 }
 
 // hasObject reports whether the vault has h, without rescanning packs.
-func (v *Vault) hasObject(h engine.Hash) bool {
-	if _, ok := v.findPacked(h); ok {
-		return true
+func (v *Vault) hasObject(h engine.Hash) (bool, uint64) {
+	_, gen, ok := v.findPacked(h)
+	if ok {
+		return true, gen
 	}
 	_, err := os.Lstat(v.loosePath(h))
-	return err == nil
+	return err == nil, gen
 }
 
 // objectExists reports whether the vault has h, rescanning packs on a
@@ -214,14 +233,14 @@ func (v *Vault) objectExists(h engine.Hash) bool {
 		return v.mem.HasEncodedObject(plumbing.Hash(h)) == nil
 	}
 	for attempt := 0; ; attempt++ {
-		if v.hasObject(h) {
+		ok, gen := v.hasObject(h)
+		if ok {
 			return true
 		}
 		if attempt >= packRescans {
 			return false
 		}
-		changed, err := v.refreshPacks()
-		if err != nil || !changed && attempt > 0 {
+		if _, err := v.refreshPacks(); err != nil || attempt > 0 && v.packGen() == gen {
 			return false
 		}
 	}
@@ -235,8 +254,9 @@ func (v *Vault) objectExists(h engine.Hash) bool {
 // the new pack. A hit in a pack loaded earlier is good even if that pack is
 // gone since: a pack is only deleted once its objects are in another one.
 // Under many concurrent writers each rescan may find the pack it points
-// to merged away in turn; a rescan that changes nothing ends the search,
-// so the bound only matters while consolidations keep landing.
+// to merged away in turn; a rescan after which the set is what the lookup
+// missed in (no rescan, add or drop by anyone since) ends the search, so
+// the bound only matters while consolidations keep landing.
 const packRescans = 8
 
 func (v *Vault) loosePath(h engine.Hash) string {
@@ -250,7 +270,8 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 		return v.memOpenObject(h)
 	}
 	for attempt := 0; ; attempt++ {
-		if p, ok := v.findPacked(h); ok {
+		p, gen, ok := v.findPacked(h)
+		if ok {
 			typ, size, rc, err := v.openPacked(p, h)
 			if err == nil || !errors.Is(err, fs.ErrNotExist) {
 				return typ, size, rc, err
@@ -266,12 +287,11 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 		if attempt >= packRescans {
 			break
 		}
-		changed, err := v.refreshPacks()
-		if err != nil {
+		if _, err := v.refreshPacks(); err != nil {
 			return 0, 0, nil, err
 		}
-		if !changed && attempt > 0 {
-			break
+		if attempt > 0 && v.packGen() == gen {
+			break // nothing changed the pack set since this lookup missed
 		}
 	}
 	return 0, 0, nil, fmt.Errorf("%w: %s", engine.ErrObjectNotFound, h)

@@ -82,4 +82,5 @@ func (v *Vault) dropPacks(names []string) {
 	v.packs.mu.Lock()
 	defer v.packs.mu.Unlock()
 	v.packs.packs = slices.DeleteFunc(v.packs.packs, func(p *packIndex) bool { return slices.Contains(names, p.name) })
+	v.packs.gen++
 }
