@@ -11,7 +11,11 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-var userEnvFlag = &cli.StringFlag{Name: "user-env", Usage: "an extra environment variable that names the pusher, read before " + fmt.Sprint(hook.IdentityVars)}
+// userEnvFlag is --user-env of tv hook pre-receive and install (a new one
+// per command, as jsonFlag).
+func userEnvFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "user-env", Usage: "an extra environment variable that names the pusher, read before " + fmt.Sprint(hook.IdentityVars)}
+}
 
 func (a *app) hookCommand() *cli.Command {
 	return &cli.Command{
@@ -21,14 +25,14 @@ func (a *app) hookCommand() *cli.Command {
 			Name:      "pre-receive",
 			Usage:     "judge a push (run by the git server; reads \"old new ref\" lines on stdin)",
 			UsageText: "tv hook pre-receive [--user-env VAR]",
-			Flags:     []cli.Flag{userEnvFlag},
+			Flags:     []cli.Flag{userEnvFlag()},
 			Action:    a.action(a.runHookPreReceive),
 		}, {
 			Name:      "install",
 			Usage:     "install the pre-receive hook into a bare repository and mark it enforced",
 			UsageText: "tv hook install PATH.git [--user-env VAR] [--hook-file pre-receive] [--tv PATH] [--marker-only]",
 			Flags: []cli.Flag{
-				userEnvFlag,
+				userEnvFlag(),
 				&cli.StringFlag{Name: "hook-file", Value: "pre-receive", Usage: "the script's path inside the hooks directory (Gitea/Forgejo: pre-receive.d/tv)"},
 				&cli.StringFlag{Name: "tv", Usage: "the tv binary the hook runs (default: this one)"},
 				&cli.BoolFlag{Name: "marker-only", Usage: "only create refs/tv/enforced (the server installs the script its own way)"},

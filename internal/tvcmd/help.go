@@ -109,8 +109,11 @@ func visibleCommands(cmd *cli.Command) []*cli.Command {
 // helpFlag documents -h/--help, which tv answers itself (resolveArgs).
 var helpFlag = &cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help for this command"}
 
-// versionFlag documents the root's --version, answered like `tv version`.
-var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print tv's version (like `tv version`)", Local: true}
+// versionFlag documents the root's --version, answered like `tv version`
+// (a new one per command tree, as jsonFlag).
+func versionFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "version", Usage: "print tv's version (like `tv version`)", Local: true}
+}
 
 // helpFlags splits the flags cmd accepts into its own and the global ones.
 func helpFlags(cmd *cli.Command) (local, global []cli.Flag) {
@@ -122,7 +125,7 @@ func helpFlags(cmd *cli.Command) (local, global []cli.Flag) {
 		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
 			continue
 		}
-		if own[f] && f != jsonFlag {
+		if own[f] && f.Names()[0] != "json" {
 			local = append(local, f)
 		} else {
 			global = append(global, f)

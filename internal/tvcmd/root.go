@@ -13,8 +13,11 @@ import (
 )
 
 // jsonFlag is the global --json flag; every command accepts it after its
-// positional arguments too.
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print exactly one JSON document on stdout", Local: false}
+// positional arguments too. A new one per command tree: urfave/cli keeps
+// parse state in its flags, and tests run command trees side by side.
+func jsonFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "json", Usage: "print exactly one JSON document on stdout", Local: false}
+}
 
 // noJSON names the commands whose output is not a JSON document, and why:
 // they refuse --json (a usage error, as the JSON error document) rather
@@ -41,7 +44,7 @@ func (a *app) rootCommand() *cli.Command {
 		Reader:    a.io.Stdin,
 		Writer:    a.io.Stdout,
 		ErrWriter: a.io.Stderr,
-		Flags:     []cli.Flag{jsonFlag, versionFlag},
+		Flags:     []cli.Flag{jsonFlag(), versionFlag()},
 		// Errors are reported by Run, once, with the project's exit codes.
 		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
 		HideHelpCommand:       true,
