@@ -117,12 +117,8 @@ func (v *Vault) walkLooseRefs(dir, prefix string, found map[string]engine.Hash, 
 		case !strings.HasPrefix(name, prefix) || refNameProblem(name) != "":
 			continue // lock files, editor backups: git ignores them too
 		case !e.Type.IsRegular():
-			h, ok, err := v.readLoose(name, nil) // a symlink: followed, as git does
-			if err != nil {
+			if err := v.addLooseRef(name, found); err != nil { // a symlink: followed, as git does
 				return err
-			}
-			if ok {
-				found[name] = h
 			}
 			continue
 		}
@@ -144,13 +140,24 @@ func (v *Vault) walkLooseRefs(dir, prefix string, found map[string]engine.Hash, 
 			return fmt.Errorf("ref %s (%s) is corrupt: %v", name, v.refPath(name), err)
 		}
 		if target != "" {
-			if h, _, err = v.readLoose(name, nil); err != nil {
+			if err := v.addLooseRef(name, found); err != nil { // followed; a dangling one is left out
 				return err
 			}
+			continue
 		}
 		found[name] = h
 	}
 	return nil
+}
+
+// addLooseRef reads loose ref name through readLoose (following a symbolic
+// ref) and adds it to found when it resolves.
+func (v *Vault) addLooseRef(name string, found map[string]engine.Hash) error {
+	h, ok, err := v.readLoose(name, nil)
+	if ok {
+		found[name] = h
+	}
+	return err
 }
 
 func (v *Vault) refPath(name string) string {

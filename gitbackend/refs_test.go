@@ -453,3 +453,20 @@ func TestListLooseRefs(t *testing.T) {
 		t.Fatalf("an oversized ref: %v", err)
 	}
 }
+
+// TestListLooseRefsDanglingSymref: a symbolic ref whose target does not
+// exist is left out of the listing, not listed with a zero id.
+func TestListLooseRefsDanglingSymref(t *testing.T) {
+	v := newDiskVault(t)
+	mustUpdate(t, v, engine.RefUpdate{Name: "refs/tv/workspaces/ws_a", New: mustCommit(t, v, "one\n", engine.ZeroHash)})
+	git(t, v.Path(), "", "symbolic-ref", "refs/tv/dangling", "refs/tv/nowhere")
+	refs, err := v.ListRefs(context.Background(), "refs/tv/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range refs {
+		if r.Name == "refs/tv/dangling" || r.Hash.IsZero() {
+			t.Fatalf("listed %s = %s", r.Name, r.Hash)
+		}
+	}
+}
