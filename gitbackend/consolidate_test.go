@@ -413,7 +413,7 @@ func TestConsolidationOutputNamedLikeInput(t *testing.T) {
 			bigger = n
 		}
 	}
-	if _, err := v1.refreshPacks(); err != nil {
+	if err := v1.refreshPacks(); err != nil {
 		t.Fatal(err)
 	}
 	v1.packLimit = 1

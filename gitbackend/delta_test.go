@@ -279,7 +279,7 @@ func TestMergePaddedStreamBoundsMemory(t *testing.T) {
 	data := []byte(strings.Repeat("a padded line of a note\n", 40))
 	id := hashObject(typeBlob, data)
 	writeRawPack(t, v, []rawPackEntry{{id: id, head: packEntryHeader(typeBlob, int64(len(data))), zdata: paddedZlib(data, span/5)}})
-	if _, err := v.refreshPacks(); err != nil {
+	if err := v.refreshPacks(); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats

@@ -290,8 +290,7 @@ func (v *Vault) storePackGoGit(pack io.Reader) error {
 	if err := syncDir(v.packDir()); err != nil {
 		return err
 	}
-	_, err = v.refreshPacks()
-	return err
+	return v.refreshPacks()
 }
 
 // run reads the whole pack and returns its trailer.

@@ -66,13 +66,13 @@ func (v *Vault) packGen() uint64 {
 	return v.packs.gen
 }
 
-// refreshPacks syncs the pack set with objects/pack and reports whether it
-// changed. Only indexes not loaded yet are read.
-func (v *Vault) refreshPacks() (bool, error) {
+// refreshPacks syncs the pack set with objects/pack, counting a change in
+// packSet.gen. Only indexes not loaded yet are read.
+func (v *Vault) refreshPacks() error {
 	dir := filepath.Join(v.path, "objects", "pack")
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("list packs: %w", err)
+		return fmt.Errorf("list packs: %w", err)
 	}
 	onDisk := map[string]bool{}
 	for _, e := range entries {
@@ -108,7 +108,7 @@ func (v *Vault) refreshPacks() (bool, error) {
 			continue
 		}
 		if err != nil {
-			return false, err
+			return err
 		}
 		// The pack is opened with its index, not at its first read: a
 		// consolidation may delete it any time after the listing, and an
@@ -132,7 +132,7 @@ func (v *Vault) refreshPacks() (bool, error) {
 	if changed {
 		v.packs.gen++
 	}
-	return changed, nil
+	return nil
 }
 
 // addPack registers a pack this process just wrote.
@@ -141,8 +141,7 @@ func (v *Vault) addPack(name string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		// Another process's consolidation merged it already: its objects
 		// are in a pack renamed into place before it was deleted.
-		_, err = v.refreshPacks()
-		return err
+		return v.refreshPacks()
 	}
 	if err != nil {
 		return err
@@ -240,7 +239,7 @@ func (v *Vault) objectExists(h engine.Hash) bool {
 		if attempt >= packRescans {
 			return false
 		}
-		if _, err := v.refreshPacks(); err != nil || attempt > 0 && v.packGen() == gen {
+		if err := v.refreshPacks(); err != nil || attempt > 0 && v.packGen() == gen {
 			return false
 		}
 	}
@@ -287,7 +286,7 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 		if attempt >= packRescans {
 			break
 		}
-		if _, err := v.refreshPacks(); err != nil {
+		if err := v.refreshPacks(); err != nil {
 			return 0, 0, nil, err
 		}
 		if attempt > 0 && v.packGen() == gen {

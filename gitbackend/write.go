@@ -50,7 +50,7 @@ func (v *Vault) NewObjectWriter(ctx context.Context) (engine.ObjectWriter, error
 	}
 	// Load packs written since the last lookup, so objects the vault has
 	// are skipped instead of written again.
-	if _, err := v.refreshPacks(); err != nil {
+	if err := v.refreshPacks(); err != nil {
 		return nil, err
 	}
 	return &packWriter{v: v, seen: map[engine.Hash]bool{}}, nil
