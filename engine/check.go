@@ -58,7 +58,7 @@ func CheckDir(ctx context.Context, dir string, opts CheckOptions) (*CheckResult,
 		}
 		filter = own
 	}
-	filter.nested, filter.facts = true, true
+	filter.nested, filter.facts, filter.statless = true, true, true
 	if opts.Ignore != nil {
 		opts.Ignore.UseListings(filter.hasIgnoreFile)
 	}

@@ -78,12 +78,18 @@ func validateCheckout(dir string, disk *snapshot, listing []icm.Entry) ([]icm.Fi
 	return findings, nil
 }
 
+// digestChunkBytes is how much of treeDigest's input is hashed at a time:
+// one page of fresh memory. A 64 KiB buffer, filled at 1,000 files, was
+// 16 page faults of every walk-test, check and commit (~20 µs each on a
+// PVM guest, where every fresh page traps to the hypervisor).
+const digestChunkBytes = 4 << 10
+
 // treeDigest is a SHA-256 of what the ICM findings of a scanned tree
 // depend on: the rules' version, the tool names a policy may use, every
 // entry's path and type, and every Markdown file's content id.
 func treeDigest(disk *snapshot, listing []icm.Entry, known []string) [32]byte {
 	h := sha256.New()
-	buf := make([]byte, 0, 64<<10)
+	buf := make([]byte, 0, digestChunkBytes)
 	flush := func() {
 		h.Write(buf)
 		buf = buf[:0]
@@ -96,6 +102,9 @@ func treeDigest(disk *snapshot, listing []icm.Entry, known []string) [32]byte {
 	buf = append(buf, 0)
 	k := 0
 	for _, e := range listing {
+		if len(buf)+len(e.Path)+1+4+len(Hash{}) > cap(buf) {
+			flush()
+		}
 		buf = append(append(buf, e.Path...), 0)
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.Type))
 		if e.Type.IsRegular() {
@@ -104,9 +113,6 @@ func treeDigest(disk *snapshot, listing []icm.Entry, known []string) [32]byte {
 				buf = append(buf, id[:]...)
 			}
 			k++
-		}
-		if len(buf) > cap(buf)-4096-len(e.Path) {
-			flush()
 		}
 	}
 	flush()

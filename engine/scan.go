@@ -239,11 +239,12 @@ func (q *scanQueue) done(children []*dirScan, err error) {
 // to the snapshot.
 func (s *snapshot) collect(d *dirScan, listing bool) {
 	if d.rel == "." {
-		n, nf := 0, 0
+		n, nf, nfacts := 0, 0, 0
 		var count func(d *dirScan)
 		count = func(d *dirScan) {
 			n += len(d.order)
 			nf += len(d.files)
+			nfacts += len(d.facts)
 			for _, c := range d.children {
 				count(c)
 			}
@@ -253,6 +254,10 @@ func (s *snapshot) collect(d *dirScan, listing bool) {
 			s.listing = make([]icm.Entry, 0, n)
 		}
 		s.files = make([]*diskFile, 0, nf)
+		if nfacts > 0 {
+			s.facts = make(scannedFacts, 0, nfacts)
+			defer func() { s.facts.sort() }() // once every folder is in
+		}
 	}
 	if d.rel == "." {
 		s.dirs = make(map[string]*statcache.Dir)
@@ -268,12 +273,7 @@ func (s *snapshot) collect(d *dirScan, listing bool) {
 	}
 	s.matched += d.matched
 	s.bytes += d.bytes
-	for _, f := range d.facts {
-		if s.facts == nil {
-			s.facts = scannedFacts{}
-		}
-		s.facts[f.path] = f.facts
-	}
+	s.facts = append(s.facts, d.facts...)
 	k, f, o := 0, 0, 0
 	for _, kind := range d.order {
 		switch kind {
@@ -411,7 +411,7 @@ func readDirStat(dir string, d *dirScan, b *statcache.Cache, seen []bool, filter
 			if t = fs.FileMode(st.Mode).Type(); t.IsRegular() {
 				d.files = append(d.files, matchFile(p, int(inBase[i]), st, b, seen))
 				f := &d.files[len(d.files)-1]
-				if !f.clean {
+				if !f.clean && !filter.keepsNoStamps() {
 					if len(stamps) == cap(stamps) {
 						stamps = make([]fastio.Stamp, 0, nreg-len(d.files)+1)
 					}
