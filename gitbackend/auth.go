@@ -12,8 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/thalix/tv/gitbackend/wire"
 )
 
 var randRead = rand.Read
@@ -33,13 +32,13 @@ type authState struct {
 }
 
 // sessionAuth returns the auth method for the Remote's transport.
-func (r *Remote) sessionAuth() (transport.AuthMethod, error) {
+func (r *Remote) sessionAuth() (wire.Auth, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.auth != nil {
 		return r.auth, nil
 	}
-	switch r.ep.Protocol {
+	switch r.conn.Protocol() {
 	case "http", "https":
 		if r.creds != nil {
 			if user, tok, ok := r.creds.Lookup(r.loc.URL); ok {
@@ -47,7 +46,7 @@ func (r *Remote) sessionAuth() (transport.AuthMethod, error) {
 			}
 		}
 	case "ssh":
-		a, err := sshAuth(r.tr, r.ep.User)
+		a, err := sshAuth(r.tr, r.conn.User())
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +59,7 @@ func (r *Remote) sessionAuth() (transport.AuthMethod, error) {
 // default key of ~/.ssh, both built by tr. The host key is always checked
 // against known_hosts (go-git's default callback; SSH_KNOWN_HOSTS names
 // other files): an unknown host is refused, never accepted.
-func sshAuth(tr Transport, user string) (transport.AuthMethod, error) {
+func sshAuth(tr Transport, user string) (wire.Auth, error) {
 	if user == "" {
 		user = os.Getenv("USER")
 	}
@@ -88,7 +87,7 @@ func sshAuth(tr Transport, user string) (transport.AuthMethod, error) {
 // helperAuth asks git's credential helpers for the Remote's URL once,
 // after the server refused anonymous or tv-known credentials.
 func (r *Remote) helperAuth(ctx context.Context) bool {
-	if r.ep.Protocol != "http" && r.ep.Protocol != "https" {
+	if p := r.conn.Protocol(); p != "http" && p != "https" {
 		return false
 	}
 	r.mu.Lock()
@@ -163,47 +162,35 @@ func gitCredential(ctx context.Context, op string, input []byte) ([]byte, error)
 }
 
 // uploadSession opens an upload-pack session, authenticating as needed.
-func (r *Remote) uploadSession(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
-	return openSession(ctx, r, "list", r.cli.NewUploadPackSession)
+func (r *Remote) uploadSession(ctx context.Context) (wire.UploadSession, *wire.Advert, error) {
+	return openSession(ctx, r, "list", r.conn.Upload)
 }
 
 // receiveSession opens a receive-pack session, authenticating as needed.
-func (r *Remote) receiveSession(ctx context.Context) (transport.ReceivePackSession, *packp.AdvRefs, error) {
-	return openSession(ctx, r, "push", r.cli.NewReceivePackSession)
+func (r *Remote) receiveSession(ctx context.Context) (wire.ReceiveSession, *wire.Advert, error) {
+	return openSession(ctx, r, "push", r.conn.Receive)
 }
 
-// openSession opens a session with open and reads the server's
-// advertisement (an empty repository advertises nothing), retrying once
-// more each time git's credential helper supplies new credentials after an
-// authentication failure. op names the operation in errors.
-func openSession[S transport.Session](ctx context.Context, r *Remote, op string, open func(*transport.Endpoint, transport.AuthMethod) (S, error)) (S, *packp.AdvRefs, error) {
+// openSession opens a session with open, which reads the server's
+// advertisement, retrying once more each time git's credential helper
+// supplies new credentials after an authentication failure. op names the
+// operation in errors.
+func openSession[S any](ctx context.Context, r *Remote, op string, open func(context.Context, wire.Auth) (S, *wire.Advert, error)) (S, *wire.Advert, error) {
 	var none S
 	for {
 		auth, err := r.sessionAuth()
 		if err != nil {
 			return none, nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
 		}
-		sess, err := open(r.ep, auth)
+		sess, adv, err := open(ctx, auth)
 		if err == nil {
-			var adv *packp.AdvRefs
-			adv, err = sess.AdvertisedReferencesContext(ctx)
-			if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-				adv, err = packp.NewAdvRefs(), nil
-			}
-			if err == nil {
-				r.settleHelper(ctx, true)
-				return sess, adv, nil
-			}
-			sess.Close()
+			r.settleHelper(ctx, true)
+			return sess, adv, nil
 		}
-		if isAuthError(err) && r.helperAuth(ctx) {
+		if errors.Is(err, wire.ErrAuthRequired) && r.helperAuth(ctx) {
 			continue
 		}
 		r.settleHelper(ctx, false)
 		return none, nil, r.transportError(op, err)
 	}
-}
-
-func isAuthError(err error) bool {
-	return errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed)
 }

@@ -1,9 +1,11 @@
 // Package gitbackend implements engine.Vault on a git repository. It and
 // its network half, gitbackend/nettransport, are the only packages of tv
-// that import go-git. gitbackend links no network code (net/http,
-// x/crypto/ssh, go-git's transport clients, openpgp): remote vaults are
-// reached through a Transport the program passes in (nettransport.New()),
-// so a program that opens only local vaults stays lean.
+// that import go-git. gitbackend links no network or protocol code
+// (net/http, x/crypto/ssh, go-git's transport and packp packages, which
+// bring go-git's config, gcfg and gob, openpgp): remote vaults are reached
+// through a Transport the program passes in (nettransport.New()), which
+// speaks git's protocol behind package gitbackend/wire, so a program that
+// opens only local vaults stays lean and starts fast.
 //
 // An on-disk vault is a bare repository that stock git reads
 // (`git --git-dir=VAULT log --all`, `git fsck --strict`). Its random id is
@@ -52,8 +54,9 @@
 
 // # Remote vaults
 //
-// A Remote (OpenRemote) is a vault on a git server reached through
-// go-git's transport (https, ssh, file), with a local cache: a bare
+// A Remote (OpenRemote) is a vault on a git server reached through a
+// Transport (nettransport: go-git's clients for https, ssh, git and
+// file), with a local cache: a bare
 // repository per URL under the cache directory. It lists the server's refs
 // once, fetches only the objects of the refs a command reads that the
 // cache lacks (one upload-pack request, the cache's refs as haves), and
@@ -66,9 +69,10 @@
 //
 // A fetched pack is indexed as it streams (packrecv.go, with the
 // measurement): each entry is inflated once, hashed and its CRC-32 taken
-// on the way to the file, deltas patched in memory; go-git's pack writer,
-// which indexed the whole file after the download in two passes, remains
-// the fallback for the packs the fast path declines. The objects the
+// on the way to the file, deltas patched in memory; go-git's pack writer
+// (Transport.IndexPack), which indexed the whole file after the download
+// in two passes, remains the fallback for the packs the fast path
+// declines. The objects the
 // read-ahead fetch of a checkout inflated go to their first reader from
 // memory (Remote.keepFresh).
 //

@@ -14,10 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -166,7 +163,7 @@ type receiver struct {
 // storePack stores a received pack with its index in objects/pack and
 // makes both durable; it returns the objects it kept in memory (see
 // receivePack).
-func (v *Vault) storePack(pack io.Reader) (map[engine.Hash]freshObject, error) {
+func (v *Vault) storePack(pack io.Reader, indexPack func(gitDir string, pack io.Reader) error) (map[engine.Hash]freshObject, error) {
 	dir := v.packDir()
 	f, err := os.CreateTemp(dir, "tmp_pack_")
 	if err != nil {
@@ -194,7 +191,7 @@ func (v *Vault) storePack(pack io.Reader) (map[engine.Hash]freshObject, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("receive pack: %w", err)
 		}
-		return nil, v.storePackGoGit(f)
+		return nil, v.storeIndexedPack(f, indexPack)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("receive pack: %w", err)
@@ -265,16 +262,13 @@ func installPack(f *os.File, dir string, entries []packEntry, packSum [20]byte) 
 	return name, nil
 }
 
-// storePackGoGit indexes a pack with go-git's pack writer (it resolves
-// deltas against the cache's objects too) and makes it durable.
-func (v *Vault) storePackGoGit(pack io.Reader) error {
-	st := filesystem.NewStorageWithOptions(osfs.New(v.path), cache.NewObjectLRU(4<<20), filesystem.Options{})
+// storeIndexedPack stores a pack that the receiver does not index itself
+// (its deltas reach objects outside it) with indexPack (the transport's:
+// go-git's pack writer, which resolves them against the vault's objects
+// too) and makes it durable.
+func (v *Vault) storeIndexedPack(pack io.Reader, indexPack func(gitDir string, pack io.Reader) error) error {
 	before, _ := filepath.Glob(filepath.Join(v.packDir(), "pack-*.idx"))
-	err := packfile.UpdateObjectStorage(st, pack)
-	if errors.Is(err, packfile.ErrEmptyPackfile) {
-		return nil
-	}
-	if err != nil {
+	if err := indexPack(v.path, pack); err != nil {
 		return err
 	}
 	after, _ := filepath.Glob(filepath.Join(v.packDir(), "pack-*"))

@@ -175,7 +175,7 @@ func TestStorePackMatchesGitIndexPack(t *testing.T) {
 			t.Parallel()
 			pack := makePack(t, tc.src, tc.opts...)
 			v := newDiskVault(t)
-			fresh, err := v.storePack(bytes.NewReader(pack))
+			fresh, err := v.storePack(bytes.NewReader(pack), nettransport.New().IndexPack)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestStorePackRefusesDamage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			v := newDiskVault(t)
-			if _, err := v.storePack(bytes.NewReader(tc.pack)); err == nil {
+			if _, err := v.storePack(bytes.NewReader(tc.pack), nettransport.New().IndexPack); err == nil {
 				t.Fatal("a damaged pack was stored")
 			}
 			if left, _ := filepath.Glob(filepath.Join(v.packDir(), "*")); len(left) > 0 {
@@ -338,7 +338,7 @@ func FuzzStorePack(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pack []byte) {
 		v := openRepoForFuzz(t)
-		if _, err := v.storePack(bytes.NewReader(pack)); err != nil {
+		if _, err := v.storePack(bytes.NewReader(pack), nettransport.New().IndexPack); err != nil {
 			if left, _ := filepath.Glob(filepath.Join(v.packDir(), "*")); len(left) > 0 {
 				t.Fatalf("a refused pack left files: %v", left)
 			}

@@ -15,12 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend/wire"
 )
 
 // UpdateRefs applies the updates on the server as one atomic push: every
@@ -97,12 +95,12 @@ func (r *Remote) push(ctx context.Context, ups, checks []engine.RefUpdate) error
 		return err
 	}
 	defer sess.Close()
-	if !adv.Capabilities.Supports(capability.Atomic) {
+	if !adv.Supports(wire.CapAtomic) {
 		return fmt.Errorf("%w: %s does not offer atomic pushes (capability %q); tv commits only by atomic push and does not fall back to a partial update: enable it on the server (git config receive.advertiseAtomic true)",
-			ErrNoAtomic, r.loc.URL, capability.Atomic)
+			ErrNoAtomic, r.loc.URL, wire.CapAtomic)
 	}
 	r.mu.Lock()
-	r.caps = adv.Capabilities
+	r.caps = adv
 	r.mu.Unlock()
 	current, err := advRefs(adv)
 	if err != nil {
@@ -117,20 +115,16 @@ func (r *Remote) push(ctx context.Context, ups, checks []engine.RefUpdate) error
 			return fmt.Errorf("%w: %s is at %s on %s (expected %s)", engine.ErrRefStale, u.Name, cur, r.loc.URL, u.Old)
 		}
 	}
-	req := packp.NewReferenceUpdateRequestFromCapabilities(adv.Capabilities)
-	req.Capabilities.Set(capability.Atomic)
-	if adv.Capabilities.Supports(capability.Sideband64k) {
-		req.Capabilities.Set(capability.Sideband64k)
-	}
+	var cmds []wire.Command
 	var news []engine.Hash
 	for _, u := range ups {
-		c := &packp.Command{Name: plumbing.ReferenceName(u.Name), Old: plumbing.Hash(u.Old), New: plumbing.Hash(u.New)}
+		c := wire.Command{Name: u.Name, Old: u.Old, New: u.New}
 		if u.Verify {
 			c.New = c.Old
 		} else if !u.New.IsZero() {
 			news = append(news, u.New)
 		}
-		req.Commands = append(req.Commands, c)
+		cmds = append(cmds, c)
 	}
 	has := map[engine.Hash]bool{}
 	for _, h := range current {
@@ -140,15 +134,15 @@ func (r *Remote) push(ctx context.Context, ups, checks []engine.RefUpdate) error
 	if err != nil {
 		return err
 	}
+	var pack io.Reader
 	if len(news) > 0 {
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(r.cache.encodePack(pw, objs)) }()
-		req.Packfile = pr
+		pack = pr
 	}
 	var progress bytes.Buffer
-	req.Progress = &progress
-	report, err := sess.ReceivePack(ctx, req)
-	if err == nil && report != nil && report.Error() == nil {
+	report, err := sess.Push(ctx, cmds, pack, &progress)
+	if err == nil && report != nil && report.Err == nil {
 		done := map[string]engine.Hash{}
 		for _, u := range ups {
 			if !u.Verify && !u.New.IsZero() {
@@ -185,16 +179,16 @@ var hookErrors = map[string]error{
 }
 
 // refused classifies a push that did not land.
-func (r *Remote) refused(ctx context.Context, ups []engine.RefUpdate, report *packp.ReportStatus, perr error, progress string) error {
+func (r *Remote) refused(ctx context.Context, ups []engine.RefUpdate, report *wire.Report, perr error, progress string) error {
 	msgs := strings.TrimSpace(progress)
 	var status []string
 	if report != nil {
-		if report.UnpackStatus != "" && report.UnpackStatus != "ok" {
-			status = append(status, "unpack "+report.UnpackStatus)
+		if report.Unpack != "" && report.Unpack != "ok" {
+			status = append(status, "unpack "+report.Unpack)
 		}
-		for _, c := range report.CommandStatuses {
+		for _, c := range report.Refs {
 			if c.Status != "ok" {
-				status = append(status, fmt.Sprintf("%s: %s", c.ReferenceName, c.Status))
+				status = append(status, fmt.Sprintf("%s: %s", c.Name, c.Status))
 			}
 		}
 	}

@@ -19,13 +19,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/gitbackend/wire"
 )
 
 // EnforcedRef is the ref a server that runs tv's pre-receive hook carries
@@ -52,24 +48,23 @@ type RemoteOptions struct {
 }
 
 // Remote is a tv vault on a git server: a local cache (a bare repository
-// under RemoteOptions.CacheDir) plus go-git's transport. It implements
+// under RemoteOptions.CacheDir) plus a Transport's connection. It implements
 // engine.Vault. Reads list the server's refs once per Remote and fetch
 // only the objects of the refs they touch that the cache lacks; commits
 // are one atomic push (UpdateRefs). A Remote is safe for concurrent use.
 type Remote struct {
 	loc   Location
-	ep    *transport.Endpoint
 	tr    Transport
-	cli   transport.Transport
+	conn  wire.Conn
 	creds Credentials
-	auth  transport.AuthMethod
+	auth  wire.Auth
 	cache *Vault
 	id    string
 
 	mu       sync.Mutex
 	listed   map[string]engine.Hash // the server's refs, nil until listed
-	caps     *capability.List       // receive-pack's, set by a push
-	upCaps   *capability.List       // upload-pack's, from the last listing
+	caps     *wire.Advert           // receive-pack's, set by a push
+	upCaps   *wire.Advert           // upload-pack's, from the last listing
 	offline  error                  // why the server was not reached
 	lastSync time.Time
 	helper   authState
@@ -138,15 +133,11 @@ func newRemote(loc Location, creds Credentials, tr Transport) (*Remote, error) {
 	if tr == nil {
 		return nil, fmt.Errorf("%w: cannot open %s", ErrNoTransport, loc.URL)
 	}
-	ep, err := transport.NewEndpoint(loc.URL)
+	conn, err := tr.Dial(loc.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
 	}
-	cli, err := tr.Client(ep)
-	if err != nil {
-		return nil, fmt.Errorf("%w: vault URL %s: %v", engine.ErrUsage, loc.URL, err)
-	}
-	return &Remote{loc: loc, ep: ep, tr: tr, cli: cli, creds: creds}, nil
+	return &Remote{loc: loc, tr: tr, conn: conn, creds: creds}, nil
 }
 
 // Publish pushes every ref under refs/tv/ of the local vault v (its
@@ -325,9 +316,9 @@ func (r *Remote) Capabilities(ctx context.Context) (caps []string, enforced bool
 		return nil, false, err
 	}
 	defer sess.Close()
-	for _, c := range []capability.Capability{capability.Atomic, capability.PushOptions, capability.ReportStatus} {
-		if adv.Capabilities.Supports(c) {
-			caps = append(caps, string(c))
+	for _, c := range []string{wire.CapAtomic, wire.CapPushOptions, wire.CapReportStatus} {
+		if adv.Supports(c) {
+			caps = append(caps, c)
 		}
 	}
 	_, enforced = r.snapshot()[EnforcedRef]
@@ -359,9 +350,9 @@ func (r *Remote) advertised(ctx context.Context) (map[string]engine.Hash, error)
 		return nil, err
 	}
 	defer sess.Close()
-	if len(adv.References) > 0 {
+	if len(adv.Refs) > 0 {
 		r.mu.Lock()
-		r.upCaps = adv.Capabilities
+		r.upCaps = adv
 		r.mu.Unlock()
 	}
 	return advRefs(adv)
@@ -389,9 +380,9 @@ func readLastSync(dir string) time.Time {
 
 // advRefs turns an advertisement into a name → hash map (refs/ only; peeled
 // and symbolic entries are git's business).
-func advRefs(adv *packp.AdvRefs) (map[string]engine.Hash, error) {
-	out := make(map[string]engine.Hash, len(adv.References))
-	for name, h := range adv.References {
+func advRefs(adv *wire.Advert) (map[string]engine.Hash, error) {
+	out := make(map[string]engine.Hash, len(adv.Refs))
+	for name, h := range adv.Refs {
 		if !strings.HasPrefix(name, "refs/") {
 			continue
 		}
@@ -573,55 +564,46 @@ func (r *Remote) fetch(ctx context.Context, wants []engine.Hash, depth int) erro
 	r.mu.Lock()
 	caps := r.upCaps
 	r.mu.Unlock()
-	var sess transport.UploadPackSession
+	var sess wire.UploadSession
 	if caps != nil {
 		auth, err := r.sessionAuth()
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrUnreachable, r.loc.URL, err)
 		}
-		if sess, err = r.cli.NewUploadPackSession(r.ep, auth); err != nil {
+		if sess, err = r.conn.UploadWith(auth, caps); err != nil {
 			return r.transportError("fetch", err)
 		}
 	} else {
-		s, adv, err := r.uploadSession(ctx)
+		s, _, err := r.uploadSession(ctx)
 		if err != nil {
 			return err
 		}
-		sess, caps = s, adv.Capabilities
+		sess = s
 	}
 	defer sess.Close()
-	req := packp.NewUploadPackRequestFromCapabilities(caps)
-	// A self-contained pack, without interleaved progress: the cache
-	// indexes exactly what arrives.
-	for _, c := range []capability.Capability{capability.ThinPack, capability.Sideband, capability.Sideband64k} {
-		req.Capabilities.Delete(c)
-	}
-	req.Capabilities.Set(capability.NoProgress)
-	if depth > 0 && caps.Supports(capability.Shallow) {
-		req.Capabilities.Set(capability.Shallow)
-		req.Depth = packp.DepthCommits(depth)
-	}
-	for _, w := range wants {
-		req.Wants = append(req.Wants, plumbing.Hash(w))
-	}
 	have, err := r.cache.ListRefs(ctx, "refs/")
 	if err != nil {
 		return err
 	}
+	var haves []wire.Hash
 	for _, h := range have {
 		if r.cache.objectExists(h.Hash) {
-			req.Haves = append(req.Haves, plumbing.Hash(h.Hash))
+			haves = append(haves, h.Hash)
 		}
 	}
-	resp, err := sess.UploadPack(ctx, req)
-	if errors.Is(err, transport.ErrEmptyUploadPackRequest) {
+	ws := make([]wire.Hash, len(wants))
+	for i, w := range wants {
+		ws[i] = w
+	}
+	resp, err := sess.Fetch(ctx, ws, haves, depth)
+	if errors.Is(err, wire.ErrNothingToFetch) {
 		return nil
 	}
 	if err != nil {
 		return r.transportError("fetch", err)
 	}
 	defer resp.Close()
-	fresh, err := r.cache.storePack(resp)
+	fresh, err := r.cache.storePack(resp, r.tr.IndexPack)
 	if err != nil {
 		return fmt.Errorf("fetch from %s: %w", r.loc.URL, err)
 	}
@@ -730,7 +712,7 @@ func (r *Remote) Stats(ctx context.Context) (VaultStats, error) {
 // server that was not reached (ErrUnreachable).
 func (r *Remote) transportError(op string, err error) error {
 	switch {
-	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+	case errors.Is(err, wire.ErrAuthRequired),
 		strings.Contains(err.Error(), "unable to authenticate"), strings.Contains(err.Error(), "Permission denied"):
 		return fmt.Errorf("%w: %s %s: authentication failed (%v); run `tv login --vault %s --user NAME --token-stdin`, set TV_TOKEN, or configure a git credential helper or ssh key",
 			engine.ErrPermission, op, r.loc.URL, scrub(err), r.loc.URL)
@@ -740,7 +722,7 @@ func (r *Remote) transportError(op string, err error) error {
 	case strings.Contains(err.Error(), "knownhosts"):
 		return fmt.Errorf("%w: %s %s: the server's ssh host key is not trusted (%v); check it and add it to ~/.ssh/known_hosts (tv never accepts an unknown host key)",
 			engine.ErrPermission, op, r.loc.URL, scrub(err))
-	case errors.Is(err, transport.ErrRepositoryNotFound):
+	case errors.Is(err, wire.ErrRepoNotFound):
 		return fmt.Errorf("%w: %s: no repository there (create one with `tv vault init --bare PATH` on the server)", engine.ErrNotFound, r.loc.URL)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

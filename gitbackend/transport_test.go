@@ -34,6 +34,15 @@ func TestLinksNoNetworkStack(t *testing.T) {
 		{"transport/server", gogit + "plumbing/transport/server", false},
 		{"plumbing/object", gogit + "plumbing/object", false},
 		{"openpgp", "github.com/ProtonMail/go-crypto", true},
+		// The protocol half too (package wire): go-git's transport and
+		// packp packages link its config, storage, gcfg and gob, whose
+		// initialisation every command paid for at start-up.
+		{"transport", gogit + "plumbing/transport", false},
+		{"packp", gogit + "plumbing/protocol/packp", true},
+		{"go-git config", gogit + "config", false},
+		{"go-git storage", gogit + "storage", true},
+		{"gcfg", "github.com/go-git/gcfg", true},
+		{"encoding/gob", "encoding/gob", false},
 	}
 	deps := tvbuild.Deps(t)
 	for _, f := range forbidden {

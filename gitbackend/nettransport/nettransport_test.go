@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-
 	"github.com/thalix/tv/gitbackend"
 	"github.com/thalix/tv/gitbackend/nettransport"
 )
@@ -13,31 +11,35 @@ import (
 // Transport is what gitbackend needs to reach servers.
 var _ gitbackend.Transport = nettransport.New()
 
-func TestClient(t *testing.T) {
+func TestDial(t *testing.T) {
 	tests := []struct {
-		url   string
-		valid bool
+		url      string
+		valid    bool
+		protocol string
+		user     string
 	}{
-		{"https://example.invalid/vault.git", true},
-		{"http://example.invalid/vault.git", true},
-		{"ssh://git@example.invalid/vault.git", true},
-		{"git@example.invalid:vault.git", true},
-		{"git://example.invalid/vault.git", true},
-		{"file:///srv/vault.git", true},
-		{"gopher://example.invalid/vault.git", false},
+		{"https://example.invalid/vault.git", true, "https", ""},
+		{"http://example.invalid/vault.git", true, "http", ""},
+		{"ssh://git@example.invalid/vault.git", true, "ssh", "git"},
+		{"git@example.invalid:vault.git", true, "ssh", "git"},
+		{"git://example.invalid/vault.git", true, "git", ""},
+		{"file:///srv/vault.git", true, "file", ""},
+		{"gopher://example.invalid/vault.git", false, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			ep, err := transport.NewEndpoint(tc.url)
+			c, err := nettransport.New().Dial(tc.url)
+			if !tc.valid {
+				if err == nil {
+					t.Fatalf("Dial(%s) = %v; want an unsupported-scheme error", tc.url, c)
+				}
+				return
+			}
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("Dial(%s): %v", tc.url, err)
 			}
-			cli, err := nettransport.New().Client(ep)
-			if tc.valid && (err != nil || cli == nil) {
-				t.Fatalf("Client(%s) = %v, %v; want a transport", tc.url, cli, err)
-			}
-			if !tc.valid && err == nil {
-				t.Fatalf("Client(%s) = %v; want an unsupported-scheme error", tc.url, cli)
+			if c.Protocol() != tc.protocol || c.User() != tc.user {
+				t.Errorf("Dial(%s): protocol %q user %q, want %q %q", tc.url, c.Protocol(), c.User(), tc.protocol, tc.user)
 			}
 		})
 	}
