@@ -103,6 +103,6 @@
 // RemoveStaleLocks (`tv vault doctor`) report and clear those older than
 // StaleLockAge.
 //
-// NewMemory returns a vault on go-git's in-memory storage with the same
+// NewMemory returns a vault held in memory (memstore.go) with the same
 // semantics, for tests.
 package gitbackend

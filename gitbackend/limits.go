@@ -104,4 +104,9 @@ const (
 	// reads: an object id and a newline, or "ref: " and a ref name. A
 	// longer file is reported as a corrupt ref.
 	MaxLooseRefBytes = 4 << 10
+
+	// MaxLegacyConfigBytes is the largest git config file read for the id
+	// of a vault made before VaultIDRef (tv.vaultid, readLegacyID). A
+	// vault's config is a few hundred bytes; a larger file is refused.
+	MaxLegacyConfigBytes = 1 << 20 // 1 MiB
 )

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/thalix/tv/engine"
 	"github.com/thalix/tv/internal/fastio"
 )
@@ -699,61 +697,50 @@ func (v *Vault) deletePackedRefs(names []string) error {
 	return syncDir(v.path)
 }
 
-// In-memory refs: go-git's memory ReferenceStorage behind the vault's mutex.
+// In-memory refs: the vault's memStore behind the vault's mutex.
 
+// memRef returns the value of ref name in memory and whether it exists.
 func (v *Vault) memRef(name string) (engine.Hash, bool) {
 	v.memMu.RLock()
 	defer v.memMu.RUnlock()
-	r, ok := v.mem.ReferenceStorage[plumbing.ReferenceName(name)]
-	if !ok {
-		return engine.ZeroHash, false
-	}
-	return engine.Hash(r.Hash()), true
+	return v.mem.ref(name)
 }
 
+// memListRefs returns the refs in memory whose name starts with prefix,
+// sorted by name.
 func (v *Vault) memListRefs(prefix string) []engine.Ref {
 	v.memMu.RLock()
 	defer v.memMu.RUnlock()
-	out := []engine.Ref{}
-	for n, r := range v.mem.ReferenceStorage {
-		if strings.HasPrefix(string(n), prefix) && r.Type() == plumbing.HashReference {
-			out = append(out, engine.Ref{Name: string(n), Hash: engine.Hash(r.Hash())})
-		}
-	}
-	slices.SortFunc(out, func(a, b engine.Ref) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return v.mem.listRefs(prefix)
 }
 
+// memUpdateRefs applies ups to the refs in memory, all or none: every
+// update is checked before any is applied.
 func (v *Vault) memUpdateRefs(ups []engine.RefUpdate) error {
 	v.memMu.Lock()
 	defer v.memMu.Unlock()
-	refs := v.mem.ReferenceStorage
+	refs := v.mem.refs
 	for _, u := range ups {
-		r, exists := refs[plumbing.ReferenceName(u.Name)]
-		var cur engine.Hash
-		if exists {
-			cur = engine.Hash(r.Hash())
-		}
+		cur, exists := refs[u.Name]
 		if err := checkOld(u, cur, exists); err != nil {
 			return err
 		}
 		if u.Old.IsZero() && !u.New.IsZero() && !u.Verify {
 			for n := range refs {
-				if strings.HasPrefix(string(n), u.Name+"/") || strings.HasPrefix(u.Name, string(n)+"/") {
+				if strings.HasPrefix(n, u.Name+"/") || strings.HasPrefix(u.Name, n+"/") {
 					return fmt.Errorf("%w: cannot create ref %s: ref %s exists", engine.ErrConflict, u.Name, n)
 				}
 			}
 		}
 	}
 	for _, u := range ups {
-		n := plumbing.ReferenceName(u.Name)
 		if u.Verify {
 			continue
 		}
 		if u.New.IsZero() {
-			delete(refs, n)
+			delete(refs, u.Name)
 		} else {
-			refs[n] = plumbing.NewHashReference(n, plumbing.Hash(u.New))
+			refs[u.Name] = u.New
 		}
 	}
 	return nil

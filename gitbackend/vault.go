@@ -16,13 +16,12 @@ import (
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/thalix/tv/engine"
 )
 
 // Vault is a tv vault on a git repository: a bare repository on disk
-// (Open, OpenOrCreate) or go-git's in-memory storage (NewMemory). It
+// (Open, OpenOrCreate) or objects and refs held in memory (NewMemory). It
 // implements engine.Vault and is safe for concurrent use.
 type Vault struct {
 	path string // absolute git dir; "" for memory
@@ -41,7 +40,7 @@ type Vault struct {
 	lockStale    time.Duration
 
 	// in memory
-	mem   *memory.Storage
+	mem   *memStore // memstore.go
 	memMu sync.RWMutex
 }
 
@@ -237,14 +236,14 @@ func syncDir(dir string) error {
 	return err
 }
 
-// NewMemory returns an empty vault on go-git's in-memory storage, with a
+// NewMemory returns an empty vault held in memory (memstore.go), with a
 // random id and the same semantics as an on-disk vault.
 func NewMemory() *Vault {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
-	return &Vault{id: "vault_" + hex.EncodeToString(b[:]), mem: memory.NewStorage()}
+	return &Vault{id: "vault_" + hex.EncodeToString(b[:]), mem: newMemStore()}
 }
 
 // ID returns the vault's stable random id (carried by VaultIDRef).

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
-
 	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/engine"
 )
@@ -127,18 +125,25 @@ func (v *Vault) loadID() (string, error) {
 	return id, nil
 }
 
-// readLegacyID reads tv.vaultid from a git config file.
+// readLegacyID reads tv.vaultid from a git config file (legacyconfig.go)
+// of at most MaxLegacyConfigBytes.
 func readLegacyID(configPath string) (string, error) {
 	f, err := os.Open(configPath)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNotVault, err)
 	}
 	defer f.Close()
-	cfg := gitconfig.New()
-	if err := gitconfig.NewDecoder(f).Decode(cfg); err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrNotVault, configPath, err)
+	data, err := io.ReadAll(io.LimitReader(f, MaxLegacyConfigBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("%w: read %s: %w", ErrNotVault, configPath, err)
 	}
-	id := cfg.Section("tv").Option("vaultid")
+	if len(data) > MaxLegacyConfigBytes {
+		return "", fmt.Errorf("%w: %s is larger than %d bytes (MaxLegacyConfigBytes): not read for %s", ErrNotVault, configPath, MaxLegacyConfigBytes, legacyIDKey)
+	}
+	id, _, err := readLegacyConfig(data)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrNotVault, configPath, err)
+	}
 	if id == "" {
 		return "", fmt.Errorf("%w: %s has no %s ref (and no %s in its config)", ErrNotVault, filepath.Dir(configPath), VaultIDRef, legacyIDKey)
 	}

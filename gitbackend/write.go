@@ -17,7 +17,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -46,7 +45,7 @@ func (v *Vault) NewObjectWriter(ctx context.Context) (engine.ObjectWriter, error
 		return nil, err
 	}
 	if v.mem != nil {
-		return &memWriter{v: v, pending: map[engine.Hash]*plumbing.MemoryObject{}}, nil
+		return &memWriter{v: v, pending: map[engine.Hash]memObject{}}, nil
 	}
 	// Load packs written since the last lookup, so objects the vault has
 	// are skipped instead of written again.
@@ -552,7 +551,7 @@ func (w *packWriter) Abort() error {
 // Finish.
 type memWriter struct {
 	v       *Vault
-	pending map[engine.Hash]*plumbing.MemoryObject
+	pending map[engine.Hash]memObject
 	order   []engine.Hash
 	err     error
 	done    bool
@@ -573,10 +572,7 @@ func (w *memWriter) add(typ int, content []byte) engine.Hash {
 	if _, ok := w.pending[id]; ok {
 		return id
 	}
-	o := &plumbing.MemoryObject{}
-	o.SetType([...]plumbing.ObjectType{typeCommit: plumbing.CommitObject, typeTree: plumbing.TreeObject, typeBlob: plumbing.BlobObject}[typ])
-	o.Write(content)
-	w.pending[id] = o
+	w.pending[id] = memObject{typ: typ, content: content}
 	w.order = append(w.order, id)
 	return id
 }
@@ -643,9 +639,7 @@ func (w *memWriter) Finish() error {
 	w.v.memMu.Lock()
 	defer w.v.memMu.Unlock()
 	for _, id := range w.order {
-		if _, err := w.v.mem.SetEncodedObject(w.pending[id]); err != nil {
-			return err
-		}
+		w.v.mem.setObject(id, w.pending[id])
 	}
 	w.pending = nil
 	return nil
