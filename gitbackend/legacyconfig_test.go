@@ -190,7 +190,12 @@ func TestReadLegacyConfigWrittenByGit(t *testing.T) {
 			if err != nil || !found || value != tt.want {
 				t.Fatalf("readLegacyConfig(%q) = %q, %v, %v; want %q", data, value, found, err, tt.want)
 			}
-			if id, err := readLegacyID(p); err != nil || id != tt.want {
+			switch id, err := readLegacyID(p); {
+			case !validVaultID(tt.want): // read alike, but no id: refused
+				if !errors.Is(err, ErrNotVault) {
+					t.Fatalf("readLegacyID = %q, %v; want ErrNotVault for an invalid id", id, err)
+				}
+			case err != nil || id != tt.want:
 				t.Fatalf("readLegacyID = %q, %v; want %q", id, err, tt.want)
 			}
 			if gitValue, gitFound, ok := gitConfigGet(t, data); !ok || !gitFound || gitValue != tt.want {
@@ -239,6 +244,10 @@ func TestReadLegacyIDErrors(t *testing.T) {
 	check("", missing)
 	write("[tv]\n\tvaultid = \"vault_abc\n")
 	check("", p+": line 2: unterminated quote")
+	write("[tv]\n\tvaultid = hello world\n")
+	check("", legacyIDKey+` = "hello world" is not a vault id`)
+	write("[tv]\n\tvaultid = vault_\n")
+	check("", "is not a vault id")
 
 	// Up to the limit is read; a byte more is refused.
 	head := "[tv]\n\tvaultid = vault_abc\n"

@@ -147,6 +147,11 @@ func readLegacyID(configPath string) (string, error) {
 	if id == "" {
 		return "", fmt.Errorf("%w: %s has no %s ref (and no %s in its config)", ErrNotVault, filepath.Dir(configPath), VaultIDRef, legacyIDKey)
 	}
+	if !validVaultID(id) {
+		// Migrated as it is, it would make an identity blob that the next
+		// open refuses: refuse it now, naming the file and the value.
+		return "", fmt.Errorf("%w: %s: %s = %q is not a vault id (vault_ and 1-64 letters, digits, '-' or '_')", ErrNotVault, configPath, legacyIDKey, id)
+	}
 	return id, nil
 }
 
