@@ -96,19 +96,11 @@ func (c *conn) Protocol() string { return c.ep.Protocol }
 func (c *conn) User() string     { return c.ep.User }
 
 func (c *conn) Upload(ctx context.Context, auth wire.Auth) (wire.UploadSession, *wire.Advert, error) {
-	a, err := authMethod(auth)
+	sess, adv, caps, err := openAdvertised(ctx, c, auth, c.cli.NewUploadPackSession)
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := c.cli.NewUploadPackSession(c.ep, a)
-	if err != nil {
-		return nil, nil, classify(err)
-	}
-	adv, err := advertise(ctx, sess)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &uploadSession{sess: sess, caps: adv.Native.(*packp.AdvRefs).Capabilities}, adv, nil
+	return &uploadSession{sess: sess, caps: caps}, adv, nil
 }
 
 func (c *conn) UploadWith(auth wire.Auth, adv *wire.Advert) (wire.UploadSession, error) {
@@ -128,19 +120,30 @@ func (c *conn) UploadWith(auth wire.Auth, adv *wire.Advert) (wire.UploadSession,
 }
 
 func (c *conn) Receive(ctx context.Context, auth wire.Auth) (wire.ReceiveSession, *wire.Advert, error) {
-	a, err := authMethod(auth)
+	sess, adv, caps, err := openAdvertised(ctx, c, auth, c.cli.NewReceivePackSession)
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := c.cli.NewReceivePackSession(c.ep, a)
+	return &receiveSession{sess: sess, caps: caps}, adv, nil
+}
+
+// openAdvertised opens a session of c with newSession and reads its
+// advertisement.
+func openAdvertised[S transport.Session](ctx context.Context, c *conn, auth wire.Auth, newSession func(*transport.Endpoint, transport.AuthMethod) (S, error)) (S, *wire.Advert, *capability.List, error) {
+	var none S
+	a, err := authMethod(auth)
 	if err != nil {
-		return nil, nil, classify(err)
+		return none, nil, nil, err
+	}
+	sess, err := newSession(c.ep, a)
+	if err != nil {
+		return none, nil, nil, classify(err)
 	}
 	adv, err := advertise(ctx, sess)
 	if err != nil {
-		return nil, nil, err
+		return none, nil, nil, err
 	}
-	return &receiveSession{sess: sess, caps: adv.Native.(*packp.AdvRefs).Capabilities}, adv, nil
+	return sess, adv, adv.Native.(*packp.AdvRefs).Capabilities, nil
 }
 
 // authMethod is the go-git auth method behind auth (nil: none). Every
