@@ -8,9 +8,10 @@
 // import go-git's config, storage/memory, gcfg and encoding/gob, whose
 // package initialisation runs in every process that links them. Before
 // this seam gitbackend linked them, so every tv command paid for them at
-// start-up: `tv --version` 12.4 -> 11.3 ms and a 1,000-file walk-test
-// 18.3 -> 17.7 ms without them (paired runs on the benchmark VM, a PVM
-// guest; see README "Performance"). Only tv-full, which serves remote
+// start-up: without them (and go-git's storage/memory and format/config,
+// replaced in gitbackend) `tv --version` went 12.51 -> 11.34 ms and a
+// 1,000-file walk-test 20.28 -> 19.44 ms (paired runs, 200 and 150
+// rounds, on the benchmark VM, a PVM guest; README "Performance"). Only tv-full, which serves remote
 // vaults, links nettransport and with it go-git's protocol stack.
 //
 // wire imports nothing of tv's or go-git's, so gitbackend (and its tests)
