@@ -93,12 +93,12 @@ func (f *scanFilter) hasIgnoreFile(dir string) bool {
 	return !ok || has.(bool)
 }
 
-// skip reports whether the scan leaves entry p (a slash path relative to
-// the scanned root) out, counting it. A path the base tracks (a file of
-// it, or a folder holding one) is never left out, as git keeps tracking
 // keepsNoStamps reports whether the scan keeps no stamps (statless).
 func (f *scanFilter) keepsNoStamps() bool { return f != nil && f.statless }
 
+// skip reports whether the scan leaves entry p (a slash path relative to
+// the scanned root) out, counting it. A path the base tracks (a file of
+// it, or a folder holding one) is never left out, as git keeps tracking
 // a file that an ignore rule matches, and the matcher is not asked.
 func (f *scanFilter) skip(p string, isDir, tracked bool) bool {
 	if f == nil || tracked || !f.m.Ignored(f.prefix+p, isDir) {

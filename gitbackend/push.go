@@ -99,9 +99,6 @@ func (r *Remote) push(ctx context.Context, ups, checks []engine.RefUpdate) error
 		return fmt.Errorf("%w: %s does not offer atomic pushes (capability %q); tv commits only by atomic push and does not fall back to a partial update: enable it on the server (git config receive.advertiseAtomic true)",
 			ErrNoAtomic, r.loc.URL, wire.CapAtomic)
 	}
-	r.mu.Lock()
-	r.caps = adv
-	r.mu.Unlock()
 	current, err := advRefs(adv)
 	if err != nil {
 		return err

@@ -63,7 +63,6 @@ type Remote struct {
 
 	mu       sync.Mutex
 	listed   map[string]engine.Hash // the server's refs, nil until listed
-	caps     *wire.Advert           // receive-pack's, set by a push
 	upCaps   *wire.Advert           // upload-pack's, from the last listing
 	offline  error                  // why the server was not reached
 	lastSync time.Time

@@ -552,7 +552,6 @@ func (w *packWriter) Abort() error {
 type memWriter struct {
 	v       *Vault
 	pending map[engine.Hash]memObject
-	order   []engine.Hash
 	err     error
 	done    bool
 }
@@ -573,7 +572,6 @@ func (w *memWriter) add(typ int, content []byte) engine.Hash {
 		return id
 	}
 	w.pending[id] = memObject{typ: typ, content: content}
-	w.order = append(w.order, id)
 	return id
 }
 
@@ -638,8 +636,8 @@ func (w *memWriter) Finish() error {
 	w.done = true
 	w.v.memMu.Lock()
 	defer w.v.memMu.Unlock()
-	for _, id := range w.order {
-		w.v.mem.setObject(id, w.pending[id])
+	for id, o := range w.pending {
+		w.v.mem.setObject(id, o)
 	}
 	w.pending = nil
 	return nil

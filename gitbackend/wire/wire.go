@@ -33,8 +33,6 @@ const (
 	CapAtomic       = "atomic"
 	CapPushOptions  = "push-options"
 	CapReportStatus = "report-status"
-	CapSideband64k  = "side-band-64k"
-	CapShallow      = "shallow"
 )
 
 // Errors a transport wraps (with %w, beside the transport's own error) so
