@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/thalix/tv/internal/fullexec"
+	"github.com/thalix/tv/internal/hugeheap"
 	"github.com/thalix/tv/internal/statcache"
 )
 
@@ -27,15 +28,18 @@ const (
 )
 
 // Main runs the process's command line with the given extensions and
-// returns its exit code: the GC settings, the signal handling (Ctrl-C and
-// SIGTERM cancel a writing command's context: IO.Interrupt) and the
-// process's IO. Each binary's main is os.Exit(tvcmd.Main(…)).
+// returns its exit code: the GC settings, the stat cache's retained
+// mappings and the heap's huge pages (package hugeheap; both for a process
+// that exits soon, and turned off by the MCP servers), the signal handling
+// (Ctrl-C and SIGTERM cancel a writing command's context: IO.Interrupt)
+// and the process's IO. Each binary's main is os.Exit(tvcmd.Main(…)).
 func Main(ext Extensions) int {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
 	statcache.RetainMappings(true) // the MCP servers turn it off
+	hugeheap.Advise(true)          // and this too
 	front, err := fullexec.TakeFront(ext.Full != nil)
 	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr), Front: front}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/thalix/tv/internal/tvcmd"
 	"os"
 
+	"github.com/thalix/tv/internal/hugeheap"
 	"github.com/thalix/tv/internal/statcache"
 	"github.com/thalix/tv/mcptools"
 	"github.com/thalix/tv/mcptools/mcpkit"
@@ -59,6 +60,7 @@ func (a *app) runMCPLocal(ctx context.Context, cmd *cli.Command) error {
 	}
 	mcpkit.TuneGC(a.io.Getenv)
 	statcache.RetainMappings(false) // a server loads caches for as long as it runs
+	hugeheap.Advise(false)          // and returns memory it no longer uses
 	mcpkit.TuneProcs(a.io.Getenv)
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/thalix/tv/internal/tvcmd"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/hugeheap"
 	"github.com/thalix/tv/internal/statcache"
 	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/mcptools/vaultmcp"
@@ -76,5 +77,6 @@ func (a *app) runMCPServe(ctx context.Context, cmd *cli.Command) error {
 	}
 	mcpkit.TuneGC(a.io.Getenv)
 	statcache.RetainMappings(false) // a server loads caches for as long as it runs
+	hugeheap.Advise(false)          // and returns memory it no longer uses
 	return srv.Serve(ctx, a.io.Stdin, a.io.Stdout, a.io.Stderr)
 }
