@@ -123,8 +123,10 @@ func listPacks(dir string) ([]packOnDisk, bool, error) {
 // `git repack --geometric=2` does (geometricSplit), so the large packs of
 // a vault's history are not copied again by every consolidation: a
 // consolidation's cost follows the packs written since the last ones, not
-// the vault. A batch's pack not installed yet (batch, may be nil) counts
-// as one more pack, named batchPackName.
+// the vault; and at least as many of the smallest as bring the count back
+// to v.packLimit (usually two: a batch adds one pack). A batch's pack not
+// installed yet (batch, may be nil) counts as one more pack, named
+// batchPackName.
 func (v *Vault) mergeable(dir string, batch *pendingPack) ([]string, error) {
 	packs, midx, err := listPacks(dir)
 	if batch != nil {
@@ -140,12 +142,12 @@ func (v *Vault) mergeable(dir string, batch *pendingPack) ([]string, error) {
 		}
 	}
 	slices.SortFunc(cands, func(a, b packOnDisk) int { return cmp.Or(cmp.Compare(a.size, b.size), cmp.Compare(a.name, b.name)) })
-	split := geometricSplit(cands)
-	if split < 2 {
-		// Already a progression, yet too many packs: merge the two
-		// smallest (the count must not grow by one per batch forever).
-		split = min(2, len(cands))
-	}
+	// At least enough of the smallest to bring the count to the limit
+	// (merging k packs into one takes k-1 away): merging only two of a
+	// vault that crashes or concurrent writers left two or more packs
+	// over it would add a batch's pack and take one away forever, and
+	// the count would never come down.
+	split := max(geometricSplit(cands), min(len(packs)-v.packLimit+1, len(cands)))
 	if split < 2 {
 		return nil, nil
 	}

@@ -822,10 +822,11 @@ func TestCrashDuringConsolidation(t *testing.T) {
 	}
 	checkVault(t, v, objs)
 	// The vault still consolidates: a stale lock goes, the packs merge.
-	// Each batch merges the smallest packs geometrically (mergeable), so
-	// one batch need not bring a vault the crashes left with many packs
-	// down to the limit, but every batch over it takes at least one away:
-	// at least three batches, and at most as many as there were packs.
+	// A batch over the limit merges at least enough of the smallest packs
+	// to bring the count back to it (mergeable;
+	// TestConsolidationReachesLimit), unless the packs it may merge are
+	// too few: at least three batches, and at most as many as there were
+	// packs.
 	os.Remove(lock)
 	v.packLimit = 2
 	before := len(packNames(t, v))
@@ -1137,4 +1138,49 @@ func TestRetiredPacksLeaveThroughTrash(t *testing.T) {
 		left = now
 	}
 	checkVault(t, v, objs)
+}
+
+// TestConsolidationReachesLimit: a vault two packs over its limit whose
+// packs already form a geometric progression (what crashes or concurrent
+// writers leave) comes back to the limit with the next batch. Merging only
+// the two smallest, as consolidation once did, added the batch's pack and
+// took one away, and the vault stayed over its limit for good.
+func TestConsolidationReachesLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sizes []int // objects per pack written before the limit drops
+		limit int
+	}{
+		// A mixed batch is 5 objects: each pack here is over twice the
+		// one below it, so the batch's pack joins the progression too.
+		{"progression-one-over", []int{11, 23, 47}, 2},
+		{"progression-two-over", []int{11, 23, 47, 95}, 2},
+		{"progression-at-limit", []int{11, 23, 47}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newDiskVault(t)
+			v.packLimit = 100
+			var objs []testObject
+			for p, n := range tc.sizes {
+				writeBatch(t, v, func(w engine.ObjectWriter) {
+					for k := range n {
+						c := fmt.Sprintf("pack %d blob %d\n", p, k)
+						objs = append(objs, testObject{id: mustBlob(t, w, c), typ: typeBlob, content: []byte(c)})
+					}
+				})
+			}
+			if got := len(packNames(t, v)); got != len(tc.sizes) {
+				t.Fatalf("%d packs written, want %d", got, len(tc.sizes))
+			}
+			v.packLimit = tc.limit
+			more, err := writeMixedBatch(context.Background(), v, "after", 0, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(packNames(t, v)); got > tc.limit {
+				t.Errorf("%d packs after one batch, want at most the limit %d", got, tc.limit)
+			}
+			checkVault(t, v, append(objs, more...))
+		})
+	}
 }
