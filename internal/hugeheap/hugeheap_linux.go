@@ -1,6 +1,7 @@
 package hugeheap
 
 import (
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -10,9 +11,10 @@ import (
 // heap object and the next one, where the runtime's first chunk may end.
 const arenaBytes = 64 << 20
 
-// probe is the heap object Advise places: its address says where the
-// heap is.
-var probe *[16]byte
+// probe holds the heap object Advise last placed: its address says where
+// the heap is (stored, it must be on the heap; atomic, Advise may run on
+// several goroutines, as the servers' tests do).
+var probe atomic.Pointer[[16]byte]
 
 // Advise marks (on true) or unmarks (on false) the Go heap's first arena
 // for transparent huge pages: MADV_HUGEPAGE or MADV_NOHUGEPAGE over it.
@@ -20,8 +22,9 @@ var probe *[16]byte
 // ENOMEM for them after advising the rest), so any error is ignored: the
 // advice is an optimisation, never a condition.
 func Advise(on bool) {
-	probe = new([16]byte)
-	base := uintptr(unsafe.Pointer(probe)) &^ (arenaBytes - 1)
+	p := new([16]byte)
+	probe.Store(p)
+	base := uintptr(unsafe.Pointer(p)) &^ (arenaBytes - 1)
 	advice := uintptr(syscall.MADV_HUGEPAGE)
 	if !on {
 		advice = syscall.MADV_NOHUGEPAGE

@@ -58,7 +58,7 @@ func TestAdvise(t *testing.T) {
 		t.Skipf("no transparent huge pages here: %v", err)
 	}
 	Advise(false)
-	addr := uintptr(unsafe.Pointer(probe))
+	addr := uintptr(unsafe.Pointer(probe.Load()))
 	if got := thpEligible(t, addr); got != "0" {
 		t.Errorf("after Advise(false): THPeligible %s, want 0", got)
 	}
@@ -67,7 +67,7 @@ func TestAdvise(t *testing.T) {
 	if bytes.Contains(mode, []byte("[never]")) {
 		want = "0"
 	}
-	if got := thpEligible(t, uintptr(unsafe.Pointer(probe))); got != want {
+	if got := thpEligible(t, uintptr(unsafe.Pointer(probe.Load()))); got != want {
 		t.Errorf("after Advise(true) with THP %s: THPeligible %s, want %s", bytes.TrimSpace(mode), got, want)
 	}
 }
