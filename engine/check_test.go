@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/thalix/tv/engine"
@@ -34,9 +33,7 @@ func TestCheckDirMatchesWalkTest(t *testing.T) {
 			if err := os.Symlink("CONTEXT.md", filepath.Join(dir, "link.md")); err != nil {
 				t.Fatal(err)
 			}
-			if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(dir, "pipe"))
 		}, []string{icm.RuleFileType}},
 		{"no output folder", func(t *testing.T, dir string) {
 			if err := os.RemoveAll(filepath.Join(dir, "stages/02-draft/output")); err != nil {

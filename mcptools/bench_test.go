@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/thalix/tv/mcptools/mcpkit"
@@ -54,13 +52,6 @@ func BenchmarkReadFileHandler(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // lineWriter passes each write to a channel.

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -24,7 +23,7 @@ func TestReadFileHeldAgrees(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "binary"), []byte("a\x00b"), 0o644)
 		os.Symlink("file.txt", filepath.Join(dir, "link"))
 		if runtime.GOOS != "windows" {
-			if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(dir, "fifo")); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -57,7 +56,7 @@ func newFixture(t testing.TB) *fixture {
 	for name, target := range links {
 		must(t, os.Symlink(target, filepath.Join(fx.ws, name)))
 	}
-	must(t, syscall.Mkfifo(filepath.Join(fx.ws, "fifo"), 0o644))
+	mkfifo(t, filepath.Join(fx.ws, "fifo"))
 	if l, err := net.Listen("unix", filepath.Join(fx.ws, "sock")); err == nil {
 		t.Cleanup(func() { l.Close() })
 	}

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/thalix/tv/starter"
@@ -32,9 +31,7 @@ func TestCheckBadInput(t *testing.T) {
 		}, ExitRefused, []string{"CONTEXT.md is not a folder (it is a regular file)"}},
 		{"a FIFO", func(t *testing.T, repo string) []string {
 			p := filepath.Join(repo, "pipe")
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, p)
 			return []string{"check", p}
 		}, ExitRefused, []string{"pipe is not a folder (it is a FIFO)"}},
 		{"oversize .gitignore", func(t *testing.T, repo string) []string {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -157,13 +156,6 @@ func TestMCPLocalDiscoveryDoesNotHang(t *testing.T) {
 			call(t, cs, "workspace_info", nil).ok(t)
 			call(t, cs, "read_file", map[string]any{"path": "a.txt"}).ok(t)
 		})
-	}
-}
-
-func mkfifo(t *testing.T, p string) {
-	t.Helper()
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skip("mkfifo:", err)
 	}
 }
 

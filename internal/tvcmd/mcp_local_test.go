@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -265,9 +264,7 @@ func TestMCPLocalFileTools(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bin.dat"), []byte("one\x00\x01\x02"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(dir, "escape"))
 	os.Symlink("/etc", filepath.Join(dir, "escape-dir"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(dir, "fifo"))
 	cs := e.start(dir, "")
 
 	t.Run("read_file", func(t *testing.T) {
@@ -462,28 +459,6 @@ func TestMCPLocalFileTools(t *testing.T) {
 
 func mcptoolsSHA(s string) string {
 	return fmt.Sprintf("%x", sha256Sum([]byte(s)))
-}
-
-// processAlive waits up to d for pid to be gone (or a zombie).
-func processAlive(pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
-		alive := syscall.Kill(pid, 0) == nil
-		if alive {
-			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-				f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-				alive = len(f) > 0 && f[0] != "Z"
-			}
-		}
-		if !alive {
-			return false
-		}
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func TestMCPLocalLineLimit(t *testing.T) {

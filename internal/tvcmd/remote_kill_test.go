@@ -1,10 +1,11 @@
+//go:build unix
+
 package tvcmd
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -172,34 +173,6 @@ func commitLands(t *testing.T, e *tvEnv, repo, ref, dir, reason, before string) 
 		t.Fatalf("head's shared.md is %q, the checkout's %q", got, want)
 	}
 	return head
-}
-
-// catBatch reads revs from the bare repository with one `git cat-file
-// --batch` (one process for what a rev-parse and a show per rev would
-// read): each one's object id and its contents, in order.
-func catBatch(t *testing.T, repo string, revs ...string) (ids, contents []string) {
-	t.Helper()
-	cmd := exec.Command("git", "--git-dir="+repo, "cat-file", "--batch")
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
-	cmd.Stdin = strings.NewReader(strings.Join(revs, "\n") + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git cat-file --batch %v: %v", revs, err)
-	}
-	for _, rev := range revs {
-		head, rest, _ := strings.Cut(string(out), "\n")
-		f := strings.Fields(head)
-		size := -1
-		if len(f) == 3 {
-			size, _ = strconv.Atoi(f[2])
-		}
-		if size < 0 || len(rest) < size+1 || rest[size] != '\n' {
-			t.Fatalf("git cat-file --batch: %q for %s", head, rev)
-		}
-		ids, contents = append(ids, f[0]), append(contents, rest[:size])
-		out = []byte(rest[size+1:])
-	}
-	return ids, contents
 }
 
 // TestRemoteLostAnswer: the server takes a commit's push and the client
