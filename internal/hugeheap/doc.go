@@ -7,8 +7,8 @@
 // MADV_HUGEPAGE: 2.4 ms), and a tv command that reads a 10,000-file
 // checkout touches ~4 MiB of fresh heap: ~1,150 page faults, a fifth of
 // its CPU time. The Go runtime asks for no huge pages, so where the
-// system's policy is "madvise" (this machine's, and many distributions') it gets
-// none. Advise marks the arena holding the heap's first 4 MiB chunk
+// system's policy is "madvise" (this machine's, and many distributions')
+// it gets none. Advise marks the arena holding the heap's first 4 MiB chunk
 // before the command allocates much; the chunk's 2 MiB half that the
 // runtime's start has not touched yet then comes as one huge page on its
 // first touch. The runtime starts the heap at a random page of that chunk

@@ -38,8 +38,8 @@ func Main(ext Extensions) int {
 		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
-	statcache.RetainMappings(true) // the MCP servers turn it off
-	hugeheap.Advise(true)          // and this too
+	statcache.RetainMappings(true) // the MCP servers turn both off
+	hugeheap.Advise(true)
 	front, err := fullexec.TakeFront(ext.Full != nil)
 	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr), Front: front}
 	if err != nil {
