@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/testexe"
 )
 
 // captureQuarantine pushes commit from src to the bare repository server
@@ -22,9 +23,7 @@ func captureQuarantine(t *testing.T, src, server, commit string) func(string) st
 	t.Helper()
 	save := t.TempDir()
 	hook := "#!/bin/sh\ncat >/dev/null\ncp -R \"$GIT_OBJECT_DIRECTORY\" '" + save + "/q'\nenv >'" + save + "/env'\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(server, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, filepath.Join(server, "hooks", "pre-receive"), []byte(hook))
 	if _, err := gitErr(t, src, "", "push", server, commit+":refs/heads/main"); err == nil {
 		t.Fatal("the capturing hook did not refuse the push")
 	}

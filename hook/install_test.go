@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/thalix/tv/engine"
+	"github.com/thalix/tv/internal/testexe"
 )
 
 func TestInstall(t *testing.T) {
@@ -75,9 +76,7 @@ func TestInstall(t *testing.T) {
 		{"no repository", func(t *testing.T) string { return t.TempDir() }, InstallOptions{Tv: tv}, ErrNotBare},
 		{"a foreign hook", func(t *testing.T) string {
 			repo := bare(t)
-			if err := os.WriteFile(filepath.Join(repo, "hooks", "pre-receive"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			testexe.Write(t, filepath.Join(repo, "hooks", "pre-receive"), []byte("#!/bin/sh\nexit 0\n"))
 			return repo
 		}, InstallOptions{Tv: tv}, ErrHookExists},
 		{"a bad identity variable", bare, InstallOptions{Tv: tv, UserEnv: "X; rm -rf /"}, ErrUsage},

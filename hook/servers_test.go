@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/thalix/tv/internal/testexe"
 )
 
 // gitServer is a real git server the tests push to, with the hook installed.
@@ -117,9 +119,7 @@ func gitoliteServer(t testing.TB) *gitServer {
 for arg; do host=$cmd; cmd=$arg; done
 HOME='` + home + `' SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22' SSH_ORIGINAL_COMMAND="$cmd" exec '` + shell + `' "${host%@*}"
 `
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, wrapper, []byte(script))
 	readers := filepath.Join(t.TempDir(), "readers")
 	return &gitServer{
 		repo:    repo,

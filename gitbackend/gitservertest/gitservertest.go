@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/thalix/tv/internal/testexe"
 )
 
 // HTTP is a running smart-HTTP git server.
@@ -123,10 +125,9 @@ func GitErr(gitDir string, args ...string) (string, error) {
 }
 
 // Hook installs an executable hook script (e.g. "pre-receive") in the
-// bare repository dir.
+// bare repository dir (through testexe: git may run it while other tests
+// start processes).
 func Hook(t testing.TB, dir, name, script string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "hooks", name), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, filepath.Join(dir, "hooks", name), []byte(script))
 }

@@ -1,18 +1,17 @@
 package fullexec
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/thalix/tv/internal/testexe"
 )
 
 // TestFront: tv-full's front is the tv beside it, when there is one.
 func TestFront(t *testing.T) {
 	both, lone := t.TempDir(), t.TempDir()
 	for _, p := range []string{filepath.Join(both, Name), filepath.Join(both, FrontName), filepath.Join(lone, Name)} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexe.Write(t, p, []byte("#!/bin/sh\n"))
 	}
 	for _, c := range []struct{ name, path, want string }{
 		{"tv-full with tv beside it", filepath.Join(both, Name), filepath.Join(both, FrontName)},

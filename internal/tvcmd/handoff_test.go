@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/thalix/tv/internal/testexe"
 )
 
 // TestHandOffToFull: tv runs the command lines that need the MCP servers
@@ -17,13 +19,7 @@ func TestHandOffToFull(t *testing.T) {
 	// tv alone: a copy in a folder without tv-full (a tv-full on PATH is
 	// not used: it may be another version).
 	alone := filepath.Join(t.TempDir(), "tv")
-	b, err := os.ReadFile(e.bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alone, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Copy(t, alone, e.bin)
 	lone := &tvEnv{t: t, bin: alone, home: e.home, env: append(withoutPath(e.env), "PATH="+filepath.Dir(e.bin)+":/usr/bin:/bin")}
 
 	co := filepath.Join(t.TempDir(), "co")
@@ -84,9 +80,7 @@ func TestHandOffToFull(t *testing.T) {
 		{"tv itself", 0o755, "handed the command line back to tv, so it is not tv-full"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if err := os.WriteFile(bad, b, c.mode); err != nil {
-				t.Fatal(err)
-			}
+			testexe.Copy(t, bad, e.bin)
 			if err := os.Chmod(bad, c.mode); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/gitbackend/gitservertest"
+	"github.com/thalix/tv/internal/testexe"
 )
 
 // TestVaultPublishAndCommands: tv vault init --bare, tv vault push (a
@@ -133,9 +134,7 @@ func TestRemoteCredentialHelper(t *testing.T) {
 			helper := filepath.Join(e.home, "helper.sh")
 			script := "#!/bin/sh\nin=$(cat)\nprintf '%s\\n%s\\n--\\n' \"$1\" \"$in\" >> " + logf + "\n" +
 				"if [ \"$1\" = get ]; then printf 'username=alice\\npassword=" + tc.password + "\\n'; fi\n"
-			if err := os.WriteFile(helper, []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			testexe.Write(t, helper, []byte(script))
 			gitservertest.Git(t, "", "config", "--file", filepath.Join(e.home, ".gitconfig"), "credential.helper", "!"+helper)
 			out, errs, code := e.run("workspace", "list")
 			if code != tc.exit {
