@@ -45,8 +45,12 @@ func TestWriteWhileForking(t *testing.T) {
 		if out, err := exec.Command(p).CombinedOutput(); err != nil {
 			t.Fatalf("run %d: %v\n%s", i, err, out)
 		}
-		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o755 {
-			t.Fatalf("%s: %v, mode %v", p, err, fi.Mode())
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o755 {
+			t.Fatalf("%s: mode %v, want 0755", p, fi.Mode())
 		}
 	}
 }
