@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/goccy/go-yaml v1.19.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.4
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -13,7 +14,6 @@ require (
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/sys v0.47.0
 	golang.org/x/text v0.41.0
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
