@@ -46,3 +46,27 @@ func TestValidatorMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestInputSchemasResolve: every tool's input schema is one the schema
+// library resolves. The validator resolves a schema on its tool's first
+// call that FastAccepts leaves to it; this finds a bad schema without one.
+func TestInputSchemasResolve(t *testing.T) {
+	v, err := mcpkit.NewValidator(Tools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	bad := mcpkit.Spec{Name: "bad", Input: mcpkit.Schema{"type": "object", "properties": mcpkit.Schema{"a": mcpkit.Schema{"type": "integer", "minimum": "one"}}}}
+	v, err = mcpkit.NewValidator([]mcpkit.Spec{bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Resolve(); err == nil {
+		t.Fatal("Resolve accepted a schema whose minimum is a string")
+	}
+	if err := v.Validate("bad", []byte(`{"a":1.5}`)); err == nil || errors.Is(err, mcpkit.ErrBadArguments) {
+		t.Fatalf("a call against a bad schema: %v; want the schema's error, not a refusal of the arguments", err)
+	}
+}
