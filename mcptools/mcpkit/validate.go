@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,12 +65,7 @@ func NewValidator(specs []Spec) (*Validator, error) {
 // naming its tool (the tests' check that each schema is one the library
 // accepts).
 func (v *Validator) Resolve() error {
-	names := make([]string, 0, len(v.schemas))
-	for name := range v.schemas {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(v.schemas)) {
 		if _, err := v.schemas[name].get(); err != nil {
 			return fmt.Errorf("input schema of %s: %w", name, err)
 		}
