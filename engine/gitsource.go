@@ -12,6 +12,7 @@ import (
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/ignore"
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // openWorkTree opens folder dir of git work tree repo as an import
@@ -41,10 +42,14 @@ func openWorkTree(dir string, repo *gitwork.Repo) (*source, error) {
 		top.Close()
 		return nil, err
 	}
-	closeBoth := func() error { root.Close(); return top.Close() }
+	b := beneath{root: root}
+	if d, err := fastio.OpenDir(root); err == nil {
+		b.fast = d
+	}
+	closeBoth := func() error { b.close(); root.Close(); return top.Close() }
 	filter := &scanFilter{m: m, prefix: prefix}
 	files, err := inventoryFS(root.FS(), filter, func(p string, size int64) func() (io.ReadCloser, error) {
-		return func() (io.ReadCloser, error) { return openRegular(root, p, size) }
+		return func() (io.ReadCloser, error) { return openRegular(b, p, size) }
 	})
 	if err == nil {
 		err = filter.err()
@@ -53,7 +58,7 @@ func openWorkTree(dir string, repo *gitwork.Repo) (*source, error) {
 		closeBoth()
 		return nil, err
 	}
-	return &source{files: files, fsys: root.FS(), close: closeBoth, listing: sourceListing(files)}, nil
+	return &source{files: files, fsys: sourceFS{b}, close: closeBoth, listing: sourceListing(files)}, nil
 }
 
 // workTreePrefix is dir's slash path inside the work tree, "" or ending

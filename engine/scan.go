@@ -578,30 +578,7 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 // through the root.
 func (s *snapshot) openRead(p string) (io.ReadCloser, fastio.Stamp, error) {
 	noteOpen(p)
-	if s.fast != nil {
-		rf, ok, err := s.fast.OpenBeneath(p)
-		if ok {
-			if err != nil {
-				return nil, fastio.Stamp{}, err
-			}
-			st, err := rf.Stat()
-			if err != nil {
-				rf.Close()
-				return nil, fastio.Stamp{}, err
-			}
-			return rf, st, nil
-		}
-	}
-	fh, err := s.root.OpenFile(filepath.FromSlash(p), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
-	if err != nil {
-		return nil, fastio.Stamp{}, err
-	}
-	fi, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, fastio.Stamp{}, err
-	}
-	return fh, fastio.StampOf(fi), nil
+	return beneath{s.root, s.fast}.openRead(p)
 }
 
 // hashBufferBytes is each hashing worker's read buffer.
@@ -626,19 +603,7 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	noteOpen(name)
-	if f.s.fast != nil {
-		if rf, ok, err := f.s.fast.OpenBeneath(name); ok {
-			if err != nil {
-				return nil, err
-			}
-			return rawRegularOnly(rf, name)
-		}
-	}
-	fh, err := f.s.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	return regularOnly(fh, name)
+	return beneath{f.s.root, f.s.fast}.openRegular(name)
 }
 
 // rawRegularOnly is regularOnly for a file OpenBeneath opened: it stays a

@@ -136,18 +136,24 @@ func openFolder(dir string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys := root.FS()
-	files, err := inventoryFS(fsys, nil, func(p string, size int64) func() (io.ReadCloser, error) {
-		return func() (io.ReadCloser, error) { return openRegular(root, p, size) }
+	b := beneath{root: root}
+	if d, err := fastio.OpenDir(root); err == nil {
+		b.fast = d
+	}
+	closeAll := func() error { b.close(); return root.Close() }
+	files, err := inventoryFS(root.FS(), nil, func(p string, size int64) func() (io.ReadCloser, error) {
+		return func() (io.ReadCloser, error) { return openRegular(b, p, size) }
 	})
 	if err != nil {
-		root.Close()
+		closeAll()
 		if errors.Is(err, errGitFolder) {
 			err = fmt.Errorf("%w: %s holds a .git folder; import the files, not a git repository (copy them out, or use `git archive` to make a zip)", ErrRefused, dir)
 		}
 		return nil, err
 	}
-	return &source{files: files, fsys: fsys, close: root.Close}, nil
+	// The listing is the inventory's (the stored tree: its files and the
+	// folders holding them), so validation walks the folder no second time.
+	return &source{files: files, fsys: sourceFS{b}, close: closeAll, listing: sourceListing(files)}, nil
 }
 
 // fsSource makes a source of an fs.FS whose files open through it (the
@@ -222,18 +228,14 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, size int64) 
 // openRegular opens a regular file inside root without following a
 // symlink and checks that it is still the file that was inspected: a
 // regular file of the size then seen.
-func openRegular(root *os.Root, name string, size int64) (io.ReadCloser, error) {
-	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
+func openRegular(b beneath, name string, size int64) (io.ReadCloser, error) {
+	f, st, err := b.openRead(name)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	got, err := f.Stat()
-	if err == nil && (!got.Mode().IsRegular() || got.Size() != size) {
-		err = fmt.Errorf("%w: %s changed while it was being read; try again", ErrConflict, name)
-	}
-	if err != nil {
+	if !fs.FileMode(st.Mode).IsRegular() || st.Size != size {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("%w: %s changed while it was being read; try again", ErrConflict, name)
 	}
 	return f, nil
 }
