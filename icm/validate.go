@@ -342,21 +342,24 @@ func readMarkdown(fsys fs.FS, p string, buf []byte) (mdFile, error) {
 		return mdFile{}, fmt.Errorf("icm: %s is no longer a regular file", p)
 	}
 	const limit = MaxMarkdownBytes + 1 // one more byte tells a truncated file
-	want := limit
-	if s := st.Size(); s >= 0 && s < limit {
-		want = int(s) + 1 // room to see EOF without growing
+	want, stop := limit, limit
+	if s := st.Size(); s > 0 && s < limit {
+		// The size the file had when opened: read that much and no read
+		// more to see EOF (a file that grows meanwhile is read as it was;
+		// whoever stores it reads it again, against its size).
+		want, stop = int(s)+1, int(s)
 	}
 	if cap(buf) < want {
 		buf = make([]byte, 0, want)
 	}
 	buf = buf[:0]
-	for len(buf) < limit {
+	for len(buf) < stop {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+		if err == io.EOF || n == 0 && err == nil {
 			break
 		}
 		if err != nil {
