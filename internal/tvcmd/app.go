@@ -97,7 +97,7 @@ func Run(ctx context.Context, args []string, stdio *IO, ext Extensions) int {
 			return code
 		}
 	}
-	root := a.rootCommand()
+	root := a.rootCommandFor(args[1:])
 	r := resolveArgs(root, args[1:])
 	a.cmd = r.cmd
 	if a.handsToFull(r) {

@@ -138,3 +138,56 @@ func TestCommandTablesNameCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestRootCommandFor: a command line that names a top-level command gets
+// that command's subtree exactly as the whole tree has it (names and
+// flags, at every depth) and stubs for the others; help, version,
+// completion and unknown words get the whole tree. topLevelNames lists
+// the whole tree's top-level commands in order.
+func TestRootCommandFor(t *testing.T) {
+	a := &app{io: &IO{Stdin: strings.NewReader(""), Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Getenv: func(string) string { return "" }}, ext: testFull}
+	full := a.rootCommand()
+	var names []string
+	for _, c := range full.Commands {
+		if c.Name != "completion" {
+			names = append(names, c.Name)
+		}
+	}
+	if !slices.Equal(names, topLevelNames) {
+		t.Fatalf("top-level commands %v, topLevelNames %v", names, topLevelNames)
+	}
+	shape := func(c *cli.Command) []string {
+		var out []string
+		forEachCommand(c, func(c *cli.Command) {
+			line := fullName(c) + ":"
+			for _, f := range c.Flags {
+				line += " " + strings.Join(f.Names(), ",")
+			}
+			out = append(out, line)
+		})
+		return out
+	}
+	for _, name := range topLevelNames {
+		if name == "help" {
+			continue // help gets the whole tree (below)
+		}
+		t.Run(name, func(t *testing.T) {
+			lazy := a.rootCommandFor([]string{"--json", name, "x"})
+			for _, c := range lazy.Commands {
+				switch {
+				case c.Name == name:
+					if got, want := shape(c), shape(subcommand(full, name)); !slices.Equal(got, want) {
+						t.Errorf("subtree of %s:\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+				case c.Name != "completion" && (len(c.Commands) > 0 || len(c.Flags) > 0):
+					t.Errorf("%s built beside %s", c.Name, name)
+				}
+			}
+		})
+	}
+	for _, args := range [][]string{{}, {"--help"}, {"workspace", "-h"}, {"help", "workspace"}, {"--version"}, {"workspce"}, {"workspace", "--generate-shell-completion"}, {"--", "workspace"}} {
+		if got, want := shape(a.rootCommandFor(args)), shape(full); !slices.Equal(got, want) {
+			t.Errorf("rootCommandFor(%q) is not the whole tree", args)
+		}
+	}
+}
