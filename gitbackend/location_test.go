@@ -3,6 +3,7 @@ package gitbackend
 import (
 	"errors"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,6 +87,28 @@ func FuzzParseLocation(f *testing.F) {
 		}
 		if l.IsRemote() && strings.Contains(l.URL, "://") && strings.Contains(strings.SplitN(strings.SplitN(l.URL, "://", 2)[1], "/", 2)[0], ":@") {
 			t.Fatalf("%q: URL keeps a password: %q", s, l.URL)
+		}
+	})
+}
+
+// FuzzScpLikeAgreesWithRegexp: scpLike splits exactly what git's
+// scp-like pattern (the regexp it replaced) matches, into the same parts.
+func FuzzScpLikeAgreesWithRegexp(f *testing.F) {
+	re := regexp.MustCompile(`^(?:([^@/:]+)@)?([^@/:]+):(.*)$`)
+	for _, s := range []string{"git@h:v.git", "h:v", "a:b", "@h:v", "u@:v", "u@h@x:v", "/a:b", "a/b:c", ":x", "u@h:", "h:p:q", "c:\\x", "u@h:/abs"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "\n") {
+			return // ParseLocation refuses control characters first
+		}
+		user, host, path, ok := scpLike(s)
+		m := re.FindStringSubmatch(s)
+		if ok != (m != nil) {
+			t.Fatalf("%q: scpLike ok=%v, regexp match=%v", s, ok, m != nil)
+		}
+		if ok && (user != m[1] || host != m[2] || path != m[3]) {
+			t.Fatalf("%q: scpLike (%q, %q, %q), regexp (%q, %q, %q)", s, user, host, path, m[1], m[2], m[3])
 		}
 	})
 }

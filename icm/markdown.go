@@ -2,9 +2,7 @@ package icm
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -166,7 +164,54 @@ func section(doc []mdLine, name string) (head, from, to int, ok bool) {
 	return 0, 0, 0, false
 }
 
-var delimRowRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`) })
+// isDelimRow reports whether s (trimmed) is a pipe table's delimiter row:
+// cells of an optional ':', one or more '-', an optional ':', with blanks
+// around, separated by '|', with optional '|' at either end (the regexp
+// ^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$, matched by hand: its compilation was
+// ~0.3 ms of every check of a tree whose CONTEXT.md holds a table on the
+// benchmark VM; FuzzIsDelimRow checks the two agree).
+func isDelimRow(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '|' {
+		i++
+	}
+	for {
+		i = skipBlanks(s, i)
+		if i < len(s) && s[i] == ':' {
+			i++
+		}
+		dashes := i
+		for i < len(s) && s[i] == '-' {
+			i++
+		}
+		if i == dashes {
+			return false
+		}
+		if i < len(s) && s[i] == ':' {
+			i++
+		}
+		i = skipBlanks(s, i)
+		switch {
+		case i == len(s):
+			return true
+		case s[i] != '|':
+			return false
+		}
+		if i++; i == len(s) {
+			return true
+		}
+	}
+}
+
+// skipBlanks returns the index of the first byte of s from i on that is
+// not a blank as RE2's \s has them (tab, line feed, form feed, carriage
+// return, space).
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
 
 // locations calls yield with the index in doc of each body row of the pipe
 // tables among doc[from:to] whose header has a File/Location column (see
@@ -179,7 +224,7 @@ func locations(doc []mdLine, from, to int, yield func(row int, p string)) {
 	cells := buf[:0] // reused: one row at a time
 	for i := from; i+1 < to; i++ {
 		h, d := doc[i], doc[i+1]
-		if h.skip || d.skip || h.level > 0 || !strings.Contains(h.text, "|") || !delimRowRE().MatchString(strings.TrimSpace(d.text)) {
+		if h.skip || d.skip || h.level > 0 || !strings.Contains(h.text, "|") || !isDelimRow(strings.TrimSpace(d.text)) {
 			continue
 		}
 		cells = splitCells(cells[:0], h.text)
@@ -327,5 +372,3 @@ func isConcrete(v string) bool {
 	}
 	return true
 }
-
-var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^{}\n]*\}\}`) })
