@@ -21,6 +21,16 @@ type beneath struct {
 	fast *fastio.Dir // nil: through root only
 }
 
+// newBeneath opens root's own folder for openat2 (fast stays nil where it
+// cannot: root alone is used then).
+func newBeneath(root *os.Root) beneath {
+	b := beneath{root: root}
+	if d, err := fastio.OpenDir(root); err == nil {
+		b.fast = d
+	}
+	return b
+}
+
 // openRead opens the file at slash path p for reading and stats it.
 func (b beneath) openRead(p string) (io.ReadCloser, fastio.Stamp, error) {
 	if b.fast != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
 	"github.com/thalix/tv/ignore"
-	"github.com/thalix/tv/internal/fastio"
 )
 
 // openWorkTree opens folder dir of git work tree repo as an import
@@ -42,10 +41,7 @@ func openWorkTree(dir string, repo *gitwork.Repo) (*source, error) {
 		top.Close()
 		return nil, err
 	}
-	b := beneath{root: root}
-	if d, err := fastio.OpenDir(root); err == nil {
-		b.fast = d
-	}
+	b := newBeneath(root)
 	closeBoth := func() error { b.close(); root.Close(); return top.Close() }
 	filter := &scanFilter{m: m, prefix: prefix}
 	files, err := inventoryFS(root.FS(), filter, func(p string, size int64) func() (io.ReadCloser, error) {

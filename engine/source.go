@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/thalix/tv/internal/fastio"
 
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
@@ -136,10 +135,7 @@ func openFolder(dir string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := beneath{root: root}
-	if d, err := fastio.OpenDir(root); err == nil {
-		b.fast = d
-	}
+	b := newBeneath(root)
 	closeAll := func() error { b.close(); return root.Close() }
 	files, err := inventoryFS(root.FS(), nil, func(p string, size int64) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return openRegular(b, p, size) }
@@ -225,9 +221,9 @@ func inventoryFS(fsys fs.FS, git *scanFilter, opener func(p string, size int64) 
 	return inv.sorted(), nil
 }
 
-// openRegular opens a regular file inside root without following a
-// symlink and checks that it is still the file that was inspected: a
-// regular file of the size then seen.
+// openRegular opens a regular file through b (never following a symlink)
+// and checks that it is still the file that was inspected: a regular file
+// of the size then seen.
 func openRegular(b beneath, name string, size int64) (io.ReadCloser, error) {
 	f, st, err := b.openRead(name)
 	if err != nil {
