@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-
 	"github.com/thalix/tv/gitwork"
 	"github.com/thalix/tv/icm"
 )
