@@ -63,19 +63,25 @@ func (b beneath) openRead(p string) (io.ReadCloser, fastio.Stamp, error) {
 // path) and refuses anything else: a file swapped for a FIFO or device
 // after it was listed is never read (a read could block forever).
 func (b beneath) openRegular(name string) (fs.File, error) {
-	if b.fast != nil {
-		if rf, ok, err := b.fast.OpenBeneath(name); ok {
-			if err != nil {
-				return nil, err
-			}
-			return rawRegularOnly(rf, name)
-		}
-	}
-	fh, err := b.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|fastio.NoFollow|fastio.NonBlock, 0)
+	f, st, err := b.openRead(name)
 	if err != nil {
 		return nil, err
 	}
-	return regularOnly(fh, name)
+	if !fs.FileMode(st.Mode).IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, name)
+	}
+	return asFile(f, name, st), nil
+}
+
+// asFile is a file openRead opened as an fs.File: a bare descriptor (an
+// *os.File would register it with the poller, three more system calls
+// per file) answers Stat from the stamp taken at open.
+func asFile(f io.ReadCloser, name string, st fastio.Stamp) fs.File {
+	if rf, ok := f.(*fastio.File); ok {
+		return &statFile{File: rf, info: stampInfo{name: path.Base(name), st: st}}
+	}
+	return f.(*os.File)
 }
 
 // close closes fast (not root, which the caller owns).
@@ -94,26 +100,18 @@ func (f sourceFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) || name == "." || f.b.fast == nil {
 		return f.b.root.FS().Open(name)
 	}
-	rf, ok, err := f.b.fast.OpenBeneath(name)
-	if !ok {
-		return f.b.root.FS().Open(name)
-	}
+	fh, st, err := f.b.openRead(name)
 	if err != nil {
-		return nil, err
-	}
-	st, err := rf.Stat()
-	if err != nil {
-		rf.Close()
 		return nil, err
 	}
 	switch m := fs.FileMode(st.Mode); {
 	case m.IsRegular():
-		return &statFile{File: rf, info: stampInfo{name: path.Base(name), st: st}}, nil
+		return asFile(fh, name, st), nil
 	case m.IsDir():
-		rf.Close()
+		fh.Close()
 		return f.b.root.FS().Open(name)
 	default:
-		rf.Close()
+		fh.Close()
 		return nil, fmt.Errorf("%w: %s is a %s, not a regular file", ErrConflict, name, typeText(m))
 	}
 }

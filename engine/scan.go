@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -606,21 +605,6 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 	return beneath{f.s.root, f.s.fast}.openRegular(name)
 }
 
-// rawRegularOnly is regularOnly for a file OpenBeneath opened: it stays a
-// bare descriptor (an *os.File would register it with the poller, three
-// more system calls per Markdown file read).
-func rawRegularOnly(rf *fastio.File, name string) (fs.File, error) {
-	st, err := rf.Stat()
-	if err == nil && !fs.FileMode(st.Mode).IsRegular() {
-		err = fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, name)
-	}
-	if err != nil {
-		rf.Close()
-		return nil, err
-	}
-	return &statFile{File: rf, info: stampInfo{name: path.Base(name), st: st}}, nil
-}
-
 // statFile is a fastio.File that answers Stat from the stamp taken at open.
 type statFile struct {
 	*fastio.File
@@ -641,18 +625,3 @@ func (i stampInfo) Mode() fs.FileMode  { return fs.FileMode(i.st.Mode) }
 func (i stampInfo) ModTime() time.Time { return time.Unix(0, i.st.Mtime) }
 func (i stampInfo) IsDir() bool        { return false }
 func (i stampInfo) Sys() any           { return nil }
-
-// regularOnly returns fh if it is a regular file, else closes it: a file
-// swapped for a FIFO or device after the scan is never read (a read could
-// block forever).
-func regularOnly(fh *os.File, name string) (*os.File, error) {
-	fi, err := fh.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%w: %s is no longer a regular file", ErrConflict, name)
-	}
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	return fh, nil
-}
