@@ -142,7 +142,7 @@ func TestJUnit(t *testing.T) {
 			if err := Write(&b, "junit", tc.r); err != nil {
 				t.Fatal(err)
 			}
-			var doc junitSuites
+			var doc xmlSuites
 			if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 				t.Fatalf("not XML: %v\n%s", err, b.String())
 			}

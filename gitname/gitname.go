@@ -1,10 +1,10 @@
 package gitname
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -147,9 +147,27 @@ func Problem(name string, folder bool) string {
 	return ""
 }
 
-// foldCaser does full Unicode case folding ("ſ" and "s", "ß" and "ss"
-// fold alike). A cases.Caser keeps state, so each call makes its own.
-func foldCaser() cases.Caser { return cases.Fold() }
+//go:generate go run gen_fold.go
+
+// fold does full Unicode case folding ("ſ" and "s", "ß" and "ss" fold
+// alike), rune by rune, as golang.org/x/text/cases.Fold does: from the
+// table gen_fold.go takes from that package (TestFoldTableIsCurrent), not
+// through it, whose language tables cost every tv process ~0.7 ms of
+// start-up on the benchmark machine (page faults of its initialisation).
+func fold(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if k, ok := slices.BinarySearch(foldFrom[:], r); ok && n > 0 {
+			b.WriteString(foldTo[foldOff[k]:foldOff[k+1]])
+		} else {
+			b.WriteString(s[i : i+n]) // unchanged, an invalid byte too
+		}
+		i += n
+	}
+	return b.String()
+}
 
 // Key returns the name under which case-insensitive, normalising file
 // systems (macOS, Windows) store s: HFS+ ignorable code points dropped,
@@ -172,8 +190,7 @@ func Key(s string) string {
 		}
 		return r
 	}, s)
-	c := foldCaser()
-	return norm.NFC.String(c.String(norm.NFD.String(s)))
+	return norm.NFC.String(fold(norm.NFD.String(s)))
 }
 
 func lowerASCII(b byte) byte {

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestKey(t *testing.T) {
@@ -86,6 +89,50 @@ func FuzzProblem(f *testing.F) {
 		}, s)
 		if Problem(".g\u200cit"+tail, false) == "" || Problem(".GIT"+tail, true) == "" {
 			t.Fatalf("a .git look-alike with tail %q passed", tail)
+		}
+	})
+}
+
+// TestFoldTableIsCurrent: fold changes every rune as
+// golang.org/x/text/cases.Fold does (run `go generate ./gitname` after an
+// update of golang.org/x/text that changes it).
+func TestFoldTableIsCurrent(t *testing.T) {
+	c := cases.Fold()
+	bad := 0
+	for r := rune(0); r <= utf8.MaxRune && bad < 10; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		if got, want := fold(string(r)), c.String(string(r)); got != want {
+			t.Errorf("fold(%U) = %+q, cases.Fold gives %+q", r, got, want)
+			bad++
+		}
+	}
+}
+
+// keyWithCases is Key as it was written on golang.org/x/text/cases.
+func keyWithCases(s string) string {
+	if k := Key(s); !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		return k
+	}
+	s = strings.Map(func(r rune) rune {
+		if hfsIgnorable(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return norm.NFC.String(cases.Fold().String(norm.NFD.String(s)))
+}
+
+// FuzzKeyAgreesWithCases: Key gives what it gave through
+// golang.org/x/text/cases, for any string (invalid UTF-8 too).
+func FuzzKeyAgreesWithCases(f *testing.F) {
+	for _, s := range []string{"Stra\u00dfe", "\u017f\u212a", "\u0130stanbul", "\u1e9e\u1f88\u0345", "\xff\xfeA", "\ufb03\u0149", "\u03a3\u03c2", "a\u0307\u0301"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Key(s), keyWithCases(s); got != want {
+			t.Fatalf("Key(%+q) = %+q, through cases.Fold %+q", s, got, want)
 		}
 	})
 }
