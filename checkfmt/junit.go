@@ -32,10 +32,16 @@ type junitFailure struct {
 	Message, Type, Text string
 }
 
-// writeJUnit writes one test suite whose test cases are the findings
-// (failing ones carry a <failure>); a tree without findings is one
-// passing case, so the report is never empty.
+// writeJUnit writes the report as one JUnit test suite (junitSuiteOf).
 func writeJUnit(w io.Writer, r *Report) error {
+	_, err := io.WriteString(w, junitXML(junitSuiteOf(r)))
+	return err
+}
+
+// junitSuiteOf is the report's test suite: its test cases are the
+// findings (failing ones carry a <failure>); a tree without findings is
+// one passing case, so the report is never empty.
+func junitSuiteOf(r *Report) junitSuite {
 	s := junitSuite{Name: "tv check " + r.file(icm.Finding{})}
 	for _, f := range r.Findings {
 		loc := r.file(f)
@@ -55,8 +61,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 		s.Cases = []junitCase{{Name: fmt.Sprintf("ICM validation (%d files)", r.Files), Classname: "tv.check"}}
 	}
 	s.Tests = len(s.Cases)
-	_, err := io.WriteString(w, junitXML(s))
-	return err
+	return s
 }
 
 // junitXML is the report's JUnit XML document, laid out as encoding/xml's
