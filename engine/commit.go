@@ -323,7 +323,7 @@ func (e *Engine) writeChangedBlobs(p *Plan, w ObjectWriter, changes []change) er
 			continue
 		}
 		f := p.changed[c.Path]
-		fh, err := beneath{p.disk.root, p.disk.fast}.openRegular(c.Path)
+		fh, err := p.disk.dir.openRegular(c.Path)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.Path, err)
 		}

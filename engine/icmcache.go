@@ -244,7 +244,7 @@ func (c *factCache) Learned(i int, p string, data []byte, facts icm.MarkdownFact
 // validator read was the content the scan saw.
 func (c *factCache) recheck() bool {
 	for _, u := range c.unsure {
-		fi, err := os.Lstat(filepath.Join(c.disk.root.Name(), filepath.FromSlash(u.f.path)))
+		fi, err := os.Lstat(filepath.Join(c.disk.dir.root.Name(), filepath.FromSlash(u.f.path)))
 		if err != nil || fastio.StampOf(fi) != u.f.stamp() {
 			c.mismatch = true
 			continue

@@ -83,8 +83,7 @@ func (f *diskFile) sha256() [32]byte {
 // order (for ICM validation), its regular files matched against the
 // checkout's base, and the open root to read them through.
 type snapshot struct {
-	root    *os.Root
-	fast    *fastio.Dir // root's folder for one-call opens (OpenBeneath); may be nil
+	dir     beneath     // the checkout's folder, which its files open through
 	listing []icm.Entry // every entry but the root, in fs.WalkDir order
 	files   []*diskFile // every regular file, in listing order
 	seen    []bool      // per base file: found on disk
@@ -150,10 +149,7 @@ func scanCheckoutAs(dir string, b *statcache.Cache, filter *scanFilter, listing 
 	if err != nil {
 		return nil, err
 	}
-	s := &snapshot{root: root, seen: make([]bool, len(b.Files)), scanned: time.Now().UnixNano()}
-	if d, err := fastio.OpenDir(root); err == nil {
-		s.fast = d
-	}
+	s := &snapshot{dir: newBeneath(root), seen: make([]bool, len(b.Files)), scanned: time.Now().UnixNano()}
 	top := &dirScan{rel: "."}
 	q := &scanQueue{todo: []*dirScan{top}, pending: 1}
 	q.cond.L = &q.mu
@@ -497,10 +493,8 @@ func matchFile(p string, i int, st fastio.Stamp, b *statcache.Cache, seen []bool
 }
 
 func (s *snapshot) close() {
-	if s.fast != nil {
-		s.fast.Close()
-	}
-	s.root.Close()
+	s.dir.close()
+	s.dir.root.Close()
 }
 
 // hashFiles computes git blob ids and sha256 of the given files in
@@ -577,7 +571,7 @@ func (s *snapshot) hashOne(f *diskFile, buf []byte) error {
 // through the root.
 func (s *snapshot) openRead(p string) (io.ReadCloser, fastio.Stamp, error) {
 	noteOpen(p)
-	return beneath{s.root, s.fast}.openRead(p)
+	return s.dir.openRead(p)
 }
 
 // hashBufferBytes is each hashing worker's read buffer.
@@ -602,7 +596,7 @@ func (f snapshotFS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	noteOpen(name)
-	return beneath{f.s.root, f.s.fast}.openRegular(name)
+	return f.s.dir.openRegular(name)
 }
 
 // statFile is a fastio.File that answers Stat from the stamp taken at open.
