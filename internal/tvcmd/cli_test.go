@@ -142,8 +142,9 @@ func TestCommandTablesNameCommands(t *testing.T) {
 // TestRootCommandFor: a command line that names a top-level command gets
 // that command's subtree exactly as the whole tree has it (names and
 // flags, at every depth) and stubs for the others; help, version,
-// completion and unknown words get the whole tree. topLevelNames lists
-// the whole tree's top-level commands in order.
+// completion and unknown words get the whole tree. topLevel lists the
+// whole tree's top-level commands in order, each builder making the
+// command it is listed under.
 func TestRootCommandFor(t *testing.T) {
 	a := &app{io: &IO{Stdin: strings.NewReader(""), Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Getenv: func(string) string { return "" }}, ext: testFull}
 	full := a.rootCommand()
@@ -153,8 +154,12 @@ func TestRootCommandFor(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
+	var topLevelNames []string
+	for _, c := range topLevel {
+		topLevelNames = append(topLevelNames, c.name)
+	}
 	if !slices.Equal(names, topLevelNames) {
-		t.Fatalf("top-level commands %v, topLevelNames %v", names, topLevelNames)
+		t.Fatalf("top-level commands %v, topLevel lists %v", names, topLevelNames)
 	}
 	shape := func(c *cli.Command) []string {
 		var out []string

@@ -56,31 +56,36 @@ func (a *app) rootCommandFor(args []string) *cli.Command {
 			first = arg
 		}
 	}
-	if !slices.Contains(topLevelNames, first) {
+	if !slices.ContainsFunc(topLevel, func(c topLevelCommand) bool { return c.name == first }) {
 		return a.rootCommand()
 	}
 	return a.rootCommandOnly(first)
 }
 
-// topLevelNames names the top-level commands rootCommandOnly builds, in
-// their order (completion, which urfave/cli adds, aside).
-var topLevelNames = []string{"login", "whoami", "vault", "workspace", "check", "template", "access", "mcp", "version", "help", "hook"}
+// topLevelCommand is a top-level command's name and builder.
+type topLevelCommand struct {
+	name  string
+	build func(*app) *cli.Command
+}
+
+// topLevel lists the top-level commands rootCommandOnly builds, in their
+// order (completion, which urfave/cli adds, aside).
+var topLevel = []topLevelCommand{
+	{"login", (*app).loginCommand}, {"whoami", (*app).whoamiCommand}, {"vault", (*app).vaultCommand},
+	{"workspace", (*app).workspaceCommand}, {"check", (*app).checkCommand}, {"template", (*app).templateCommand},
+	{"access", (*app).accessCommand}, {"mcp", (*app).mcpCommand}, {"version", (*app).versionCommand},
+	{"help", (*app).helpCommand}, {"hook", (*app).hookCommand},
+}
 
 // rootCommandOnly builds the command tree; when only names a top-level
 // command, the other top-level commands are stubs (their name alone).
 func (a *app) rootCommandOnly(only string) *cli.Command {
-	builders := map[string]func() *cli.Command{
-		"login": a.loginCommand, "whoami": a.whoamiCommand, "vault": a.vaultCommand,
-		"workspace": a.workspaceCommand, "check": a.checkCommand, "template": a.templateCommand,
-		"access": a.accessCommand, "mcp": a.mcpCommand, "version": a.versionCommand,
-		"help": a.helpCommand, "hook": a.hookCommand,
-	}
-	commands := make([]*cli.Command, 0, len(topLevelNames)+1)
-	for _, name := range topLevelNames {
-		if only == "" || name == only {
-			commands = append(commands, builders[name]())
+	commands := make([]*cli.Command, 0, len(topLevel)+1)
+	for _, c := range topLevel {
+		if only == "" || c.name == only {
+			commands = append(commands, c.build(a))
 		} else {
-			commands = append(commands, &cli.Command{Name: name})
+			commands = append(commands, &cli.Command{Name: c.name})
 		}
 	}
 	root := &cli.Command{
