@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/thalix/tv/internal/fastio"
 	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/mounts"
 	"github.com/thalix/tv/wsfs"
@@ -243,7 +244,7 @@ func (l *Local) open(id string) (workspace, *wsfs.FS, error) {
 }
 
 // cachedRoot is the launch workspace opened once and kept for read_file:
-// each use first checks (one stat) that the launch path still names the
+// each use first checks (one raw stat: fastio.SameFile) that the launch path still names the
 // directory held open, which is what opening it afresh would give, for two
 // syscalls fewer than opening and closing it (see openRead). Its FS holds
 // the directory (wsfs.FS.Hold), so a file directly in it is read on that
@@ -264,9 +265,8 @@ func (l *Local) openRead(id string) (w workspace, f *wsfs.FS, release func(), er
 		return w, f, func() { f.Close() }, nil
 	}
 	w = l.launchWorkspace()
-	fi, serr := os.Stat(w.Root)
 	c := l.root.Swap(nil)
-	if c != nil && serr == nil && os.SameFile(c.fi, fi) {
+	if c != nil && fastio.SameFile(w.Root, c.fi) {
 		return w, c.fs, func() { l.putRoot(c) }, nil
 	}
 	if c != nil {

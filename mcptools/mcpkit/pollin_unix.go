@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/thalix/tv/internal/fastio"
 )
 
 // pollableInput returns a reader of in that waits for input in Go's
@@ -17,7 +19,8 @@ import (
 // must be woken first (the cost an idle server pays on every call:
 // bench/mcp's ping round trip). In non-blocking mode a read that would
 // wait parks only the goroutine, and the goroutines that handle the line
-// run on the thread that read it.
+// run on the thread that read it. Reads are raw system calls
+// (fastio.PolledFile), which do not wake the runtime's monitor thread.
 //
 // O_NONBLOCK belongs to an open file description, which a parent that
 // passed its own end (a FIFO it opened, a pipe it kept) shares with tv:
@@ -31,53 +34,85 @@ import (
 // Anything else (a terminal, a file, an io.Reader that is not an *os.File,
 // a pipe where /proc is not mounted) is returned as it is.
 func pollableInput(in io.Reader) (io.Reader, func()) {
-	f, ok := in.(*os.File)
-	if !ok {
-		return in, func() {}
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return in, func() {}
-	}
-	rc, err := f.SyscallConn() // not f.Fd(), which would set blocking mode
-	if err != nil {
-		return in, func() {}
-	}
-	switch {
-	case fi.Mode()&os.ModeNamedPipe != 0:
-		return reopenPipe(in, rc)
-	case fi.Mode()&os.ModeSocket != 0:
-		return dupSocket(in, f.Name(), rc)
+	if p, restore := pollable(in, os.O_RDONLY); p != nil {
+		return p, restore
 	}
 	return in, func() {}
 }
 
-// reopenPipe opens the pipe behind rc anew, non-blocking (os.OpenFile
-// registers it with the poller).
-func reopenPipe(in io.Reader, rc syscall.RawConn) (io.Reader, func()) {
+// pollableOutput is pollableInput for the server's output: out (a pipe
+// or socket) written through the poller with raw system calls, which do
+// not wake the runtime's monitor thread (fastio.PolledFile). Its function
+// releases it; anything else is returned as it is.
+func pollableOutput(out io.Writer) (io.Writer, func()) {
+	if p, restore := pollable(out, os.O_WRONLY); p != nil {
+		return p, restore
+	}
+	return out, func() {}
+}
+
+// pollable is the non-blocking, poller-registered equivalent of s for
+// mode (os.O_RDONLY or os.O_WRONLY), or nil.
+func pollable(s any, mode int) (*fastio.PolledFile, func()) {
+	f, ok := s.(*os.File)
+	if !ok {
+		return nil, nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil
+	}
+	rc, err := f.SyscallConn() // not f.Fd(), which would set blocking mode
+	if err != nil {
+		return nil, nil
+	}
+	var nb *os.File
+	var restore func()
+	switch {
+	case fi.Mode()&os.ModeNamedPipe != 0:
+		nb, restore = reopenPipe(rc, mode)
+	case fi.Mode()&os.ModeSocket != 0:
+		nb, restore = dupSocket(f.Name(), rc)
+	}
+	if nb == nil {
+		return nil, nil
+	}
+	p, err := fastio.NewPolledFile(nb)
+	if err != nil {
+		restore()
+		return nil, nil
+	}
+	return p, restore
+}
+
+// reopenPipe opens the pipe behind rc anew for mode, non-blocking
+// (os.OpenFile registers it with the poller).
+func reopenPipe(rc syscall.RawConn, mode int) (*os.File, func()) {
 	fd := -1
 	rc.Control(func(orig uintptr) { fd = int(orig) })
-	// O_NONBLOCK also keeps the open from waiting for a writer (a FIFO
-	// whose writer is already gone reads EOF, as the inherited one would).
-	nb, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// O_NONBLOCK also keeps the open from waiting for the other end (a
+	// FIFO whose writer is already gone reads EOF, as the inherited one
+	// would; one whose reader is gone refuses to open, and the inherited
+	// descriptor is used as it is).
+	nb, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), mode|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return in, func() {}
+		return nil, nil
 	}
 	return nb, func() { nb.Close() }
 }
 
 // dupSocket returns a non-blocking duplicate of the socket behind rc and
 // a function that closes it and restores blocking mode.
-func dupSocket(in io.Reader, name string, rc syscall.RawConn) (io.Reader, func()) {
+func dupSocket(name string, rc syscall.RawConn) (*os.File, func()) {
 	fd := -1
 	var err error
 	rc.Control(func(orig uintptr) { fd, err = syscall.Dup(int(orig)) })
 	if fd < 0 || err != nil {
-		return in, func() {}
+		return nil, nil
 	}
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(fd)
-		return in, func() {}
+		return nil, nil
 	}
 	nb := os.NewFile(uintptr(fd), name)
 	return nb, func() {

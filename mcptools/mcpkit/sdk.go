@@ -6,7 +6,6 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -76,14 +75,17 @@ func listOrder(order []string) mcp.Middleware {
 
 // Serve runs srv over stdio (in, out; see Transport) until in is closed
 // (a clean exit) or ctx ends; diagnostics go to logw. A pipe or socket in
-// is read through Go's poller (pollableInput).
+// is read, and a pipe or socket out written, through Go's poller
+// (pollableInput, pollableOutput).
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out, logw io.Writer) error {
 	polled, restore := pollableInput(in)
 	defer restore()
+	polledOut, restoreOut := pollableOutput(out)
+	defer restoreOut()
 	store := &resultStore{}
-	t := &Transport{In: polled, Out: out, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
-	if f, ok := polled.(*os.File); ok && polled != in {
-		t.polled = f
+	t := &Transport{In: polled, Out: polledOut, MaxLine: MaxInputLineBytes, Log: log.New(logw, "tv mcp: ", log.LstdFlags), results: store}
+	if c, ok := polled.(io.Closer); ok && polled != in {
+		t.polled = c
 	}
 	err := srv.Run(context.WithValue(ctx, storeKey{}, store), t)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
