@@ -19,14 +19,15 @@ import (
 // pipeServer is a local server serving an OS pipe as its stdin (in
 // blocking mode, as a host passes it), already initialized.
 type pipeServer struct {
-	inR, inW *os.File
-	out      *bufio.Scanner
-	outR     *io.PipeReader
-	done     chan error
+	inR, inW   *os.File
+	outR, outW *os.File
+	out        *bufio.Scanner
+	done       chan error
 }
 
-// startPipeServer starts l serving a fresh pipe until ctx ends or the
-// pipe closes, and initializes it.
+// startPipeServer starts l serving fresh OS pipes as stdin and stdout
+// (both in blocking mode) until ctx ends or stdin closes, and initializes
+// it.
 func startPipeServer(t *testing.T, ctx context.Context) *pipeServer {
 	t.Helper()
 	l, err := New(Config{LaunchDir: t.TempDir()})
@@ -38,9 +39,14 @@ func startPipeServer(t *testing.T, ctx context.Context) *pipeServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inR.Close(); inW.Close() })
-	setBlocking(t, inR) // as a host passes it (os.Pipe makes it non-blocking)
-	outR, outW := io.Pipe()
-	s := &pipeServer{inR: inR, inW: inW, out: bufio.NewScanner(outR), outR: outR, done: make(chan error, 1)}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { outR.Close(); outW.Close() })
+	setBlocking(t, inR) // as a host passes them (os.Pipe makes them non-blocking)
+	setBlocking(t, outW)
+	s := &pipeServer{inR: inR, inW: inW, outR: outR, outW: outW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
 	go func() { s.done <- l.Serve(ctx, inR, outW, io.Discard); outW.Close() }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	if !s.out.Scan() || !strings.Contains(s.out.Text(), `"id":1,"result"`) {
@@ -49,20 +55,24 @@ func startPipeServer(t *testing.T, ctx context.Context) *pipeServer {
 	return s
 }
 
-// TestServeOverPipe: a server whose stdin is an OS pipe reads it through
-// the poller, answers over it, and leaves the pipe in blocking mode when it
-// returns.
+// TestServeOverPipe: a server whose stdin and stdout are OS pipes reads
+// and writes them through the poller (reopened, non-blocking descriptors:
+// mcpkit's pollable), answers over them, and leaves both pipes in
+// blocking mode while it runs and when it returns.
 func TestServeOverPipe(t *testing.T) {
 	s := startPipeServer(t, context.Background())
 	io.WriteString(s.inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
 	if !s.out.Scan() || s.out.Text() != `{"jsonrpc":"2.0","id":2,"result":{}}` {
 		t.Fatalf("ping answer: %q", s.out.Text())
 	}
+	assertBlocking(t, s.inR)
+	assertBlocking(t, s.outW)
 	s.inW.Close()
 	if err := <-s.done; err != nil {
 		t.Fatal(err)
 	}
 	assertBlocking(t, s.inR)
+	assertBlocking(t, s.outW)
 }
 
 // TestServeOverPipeCancelledWhileIdle: a server whose client is idle (its
@@ -86,7 +96,7 @@ func TestServeOverPipeCancelledWhileIdle(t *testing.T) {
 func assertBlocking(t *testing.T, f *os.File) {
 	t.Helper()
 	if flags := fileFlags(t, f); flags&syscall.O_NONBLOCK != 0 {
-		t.Errorf("stdin left non-blocking (flags %#x)", flags)
+		t.Errorf("%s left non-blocking (flags %#x)", f.Name(), flags)
 	}
 }
 
