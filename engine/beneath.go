@@ -21,8 +21,9 @@ type beneath struct {
 	fast *fastio.Dir // nil: through root only
 }
 
-// newBeneath opens root's own folder for openat2 (fast stays nil where it
-// cannot: root alone is used then).
+// newBeneath takes root over (beneath.close closes it) and opens its own
+// folder for openat2 (fast stays nil where it cannot: root alone is used
+// then).
 func newBeneath(root *os.Root) beneath {
 	b := beneath{root: root}
 	if d, err := fastio.OpenDir(root); err == nil {
@@ -84,11 +85,12 @@ func asFile(f io.ReadCloser, name string, st fastio.Stamp) fs.File {
 	return f.(*os.File)
 }
 
-// close closes fast (not root, which the caller owns).
-func (b beneath) close() {
+// close closes the folder: fast and root (newBeneath takes root over).
+func (b beneath) close() error {
 	if b.fast != nil {
 		b.fast.Close()
 	}
+	return b.root.Close()
 }
 
 // sourceFS is an import folder as the ICM validator reads it: its regular

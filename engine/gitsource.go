@@ -42,7 +42,7 @@ func openWorkTree(dir string, repo *gitwork.Repo) (*source, error) {
 		return nil, err
 	}
 	b := newBeneath(root)
-	closeBoth := func() error { b.close(); root.Close(); return top.Close() }
+	closeBoth := func() error { b.close(); return top.Close() }
 	filter := &scanFilter{m: m, prefix: prefix}
 	files, err := inventoryFS(root.FS(), filter, func(p string, size int64) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return openRegular(b, p, size) }

@@ -494,7 +494,6 @@ func matchFile(p string, i int, st fastio.Stamp, b *statcache.Cache, seen []bool
 
 func (s *snapshot) close() {
 	s.dir.close()
-	s.dir.root.Close()
 }
 
 // hashFiles computes git blob ids and sha256 of the given files in

@@ -135,12 +135,11 @@ func openFolder(dir string) (*source, error) {
 		return nil, err
 	}
 	b := newBeneath(root)
-	closeAll := func() error { b.close(); return root.Close() }
 	files, err := inventoryFS(root.FS(), nil, func(p string, size int64) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) { return openRegular(b, p, size) }
 	})
 	if err != nil {
-		closeAll()
+		b.close()
 		if errors.Is(err, errGitFolder) {
 			err = fmt.Errorf("%w: %s holds a .git folder; import the files, not a git repository (copy them out, or use `git archive` to make a zip)", ErrRefused, dir)
 		}
@@ -148,7 +147,7 @@ func openFolder(dir string) (*source, error) {
 	}
 	// The listing is the inventory's (the stored tree: its files and the
 	// folders holding them), so validation walks the folder no second time.
-	return &source{files: files, fsys: sourceFS{b}, close: closeAll, listing: sourceListing(files)}, nil
+	return &source{files: files, fsys: sourceFS{b}, close: b.close, listing: sourceListing(files)}, nil
 }
 
 // fsSource makes a source of an fs.FS whose files open through it (the

@@ -159,7 +159,7 @@ func fold(s string) string {
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if k, ok := slices.BinarySearch(foldFrom[:], r); ok && n > 0 {
+		if k, ok := slices.BinarySearch(foldFrom[:], r); ok {
 			b.WriteString(foldTo[foldOff[k]:foldOff[k+1]])
 		} else {
 			b.WriteString(s[i : i+n]) // unchanged, an invalid byte too
