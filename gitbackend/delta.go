@@ -1,6 +1,7 @@
 package gitbackend
 
 import (
+	"bufio"
 	"bytes"
 	"container/list"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -20,11 +20,18 @@ import (
 // `git gc` does; git's own packs hold OFS_DELTA and REF_DELTA entries.
 // The direct reader resolves both here: it follows the chain of bases
 // inside the pack (at most MaxDeltaChain steps), inflates each delta and
-// applies them from the whole base up with go-git's PatchDelta. Resolved
-// bases are kept in a small LRU (DeltaBaseCacheBytes), so walking a
-// history, whose versions are chains of each other, patches each step
-// once. A chain with an object over StreamThreshold is left to go-git's
-// reader, which streams.
+// applies them from the whole base up (patchDelta). Resolved bases are
+// kept in a small LRU (DeltaBaseCacheBytes), so walking a history, whose
+// versions are chains of each other, patches each step once. An object
+// of a chain is held in memory whole, as git's own reader does, up to
+// MaxPatchedBytes.
+//
+// The patcher is tv's own, not go-git's PatchDelta: linking go-git's
+// packfile package (and with it its plumbing, hash, sha1cd, billy and
+// cache packages) only for it and for a fallback reader cost every tv
+// command ~0.8 ms of start-up (measured by linking each package set into
+// a binary that does nothing; see the README's start-up section). A fuzz
+// test checks it against go-git's patcher on any input.
 
 // Pack entry types of the two delta kinds.
 const (
@@ -147,6 +154,13 @@ func appendOfsOffset(b []byte, rel int64) []byte {
 // deltaSizes returns the size of the base a delta expects and the size
 // it produces (the two varints of its header).
 func deltaSizes(delta []byte) (base, target int64, err error) {
+	base, target, _, err = deltaHeader(delta)
+	return base, target, err
+}
+
+// deltaHeader parses a delta's header and returns its two sizes and the
+// instructions after it.
+func deltaHeader(delta []byte) (base, target int64, ops []byte, err error) {
 	read := func() (int64, error) {
 		var v int64
 		for shift := 0; ; shift += 7 {
@@ -162,17 +176,20 @@ func deltaSizes(delta []byte) (base, target int64, err error) {
 		}
 	}
 	if base, err = read(); err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
-	target, err = read()
-	return base, target, err
+	if target, err = read(); err != nil {
+		return 0, 0, nil, err
+	}
+	return base, target, delta, nil
 }
 
 // applyDelta applies delta to base. It refuses a delta whose header does
 // not match base or whose result would exceed limit bytes before
-// allocating anything.
+// allocating anything, and any instruction that reads outside base or
+// writes past the header's size.
 func applyDelta(base, delta []byte, limit int64) ([]byte, error) {
-	bsize, tsize, err := deltaSizes(delta)
+	bsize, tsize, ops, err := deltaHeader(delta)
 	if err != nil {
 		return nil, err
 	}
@@ -185,9 +202,43 @@ func applyDelta(base, delta []byte, limit int64) ([]byte, error) {
 	if len(base) == 0 {
 		return nil, errors.New("delta against an empty base")
 	}
-	out, err := packfile.PatchDelta(base, delta)
-	if err != nil {
-		return nil, err
+	out := make([]byte, 0, tsize)
+	for len(ops) > 0 {
+		c := ops[0]
+		ops = ops[1:]
+		switch {
+		case c&0x80 != 0: // copy from base: offset and size bytes as flagged
+			var off, n uint64
+			for i := range 7 {
+				if c&(1<<i) == 0 {
+					continue
+				}
+				if len(ops) == 0 {
+					return nil, errors.New("delta copy instruction is truncated")
+				}
+				if i < 4 {
+					off |= uint64(ops[0]) << (8 * i)
+				} else {
+					n |= uint64(ops[0]) << (8 * (i - 4))
+				}
+				ops = ops[1:]
+			}
+			if n == 0 {
+				n = 0x10000
+			}
+			if off+n > uint64(len(base)) || n > uint64(cap(out)-len(out)) {
+				return nil, fmt.Errorf("delta copies %d bytes from %d, outside the base or the result", n, off)
+			}
+			out = append(out, base[off:off+n]...)
+		case c != 0: // insert the next c bytes
+			if int(c) > len(ops) || int(c) > cap(out)-len(out) {
+				return nil, errors.New("delta insert instruction is truncated or overflows the result")
+			}
+			out = append(out, ops[:c]...)
+			ops = ops[c:]
+		default:
+			return nil, errors.New("delta has the reserved instruction 0")
+		}
 	}
 	if int64(len(out)) != tsize {
 		return nil, fmt.Errorf("delta made %d bytes, its header says %d", len(out), tsize)
@@ -222,14 +273,16 @@ func readExact(zr io.Reader, size int64) ([]byte, error) {
 }
 
 // readEntryAt reads the entry at off of pack p whole: its header and its
-// inflated data. Objects over StreamThreshold give errNoFast.
+// inflated data, which may be at most MaxPatchedBytes. An entry of at
+// most inlineEntryBytes is read with one pread; a larger one is inflated
+// as it is read, so its compressed bytes are never held whole.
 func readEntryAt(f *os.File, idx *rawIndex, size, off int64) (packEntryHead, []byte, error) {
 	end := idx.entryEnd(off, size)
 	if off < 12 || end <= off || end > size-20 {
 		return packEntryHead{}, nil, fmt.Errorf("entry at %d..%d out of range", off, end)
 	}
-	if end-off > StreamThreshold+1024 {
-		return packEntryHead{}, nil, errNoFast
+	if end-off > inlineEntryBytes {
+		return readLargeEntryAt(f, off, end)
 	}
 	raw := make([]byte, end-off)
 	if _, err := f.ReadAt(raw, off); err != nil {
@@ -239,10 +292,36 @@ func readEntryAt(f *os.File, idx *rawIndex, size, off int64) (packEntryHead, []b
 	if err != nil {
 		return h, nil, err
 	}
-	if h.size > StreamThreshold {
-		return h, nil, errNoFast
+	if h.size > MaxPatchedBytes {
+		return h, nil, fmt.Errorf("object of %d bytes in a delta chain, over MaxPatchedBytes (%d)", h.size, int64(MaxPatchedBytes))
 	}
 	data, err := inflateExact(raw[h.dataOff:], h.size)
+	return h, data, err
+}
+
+// readLargeEntryAt is readEntryAt for an entry spanning off..end that is
+// over inlineEntryBytes compressed.
+func readLargeEntryAt(f *os.File, off, end int64) (packEntryHead, []byte, error) {
+	br := packBufs.Get().(*bufio.Reader)
+	defer packBufs.Put(br)
+	br.Reset(io.NewSectionReader(f, off, end-off))
+	defer br.Reset(nil)
+	h, err := readEntryHead(br, off)
+	if errors.Is(err, io.EOF) {
+		err = errors.New("entry header is truncated")
+	}
+	if err != nil {
+		return h, nil, err
+	}
+	if h.size > MaxPatchedBytes {
+		return h, nil, fmt.Errorf("object of %d bytes in a delta chain, over MaxPatchedBytes (%d)", h.size, int64(MaxPatchedBytes))
+	}
+	zr, err := zlib.NewReader(br)
+	if err != nil {
+		return h, nil, err
+	}
+	defer zr.Close()
+	data, err := readExact(zr, h.size)
 	return h, data, err
 }
 
@@ -289,7 +368,7 @@ func (v *Vault) resolveDelta(p *packIndex, off int64) (int, []byte, error) {
 		return 0, nil, fmt.Errorf("delta of pack type %d, which tv does not read", typ)
 	}
 	for i := len(deltas) - 1; i >= 0; i-- {
-		if base, err = applyDelta(base, deltas[i], StreamThreshold); err != nil {
+		if base, err = applyDelta(base, deltas[i], MaxPatchedBytes); err != nil {
 			return 0, nil, fmt.Errorf("delta at %d: %w", offs[i], err)
 		}
 		v.bases.put(p.name, offs[i], typ, base)

@@ -364,6 +364,18 @@ func TestReadDeltaRefusals(t *testing.T) {
 			t.Fatalf("err = %v, want the chain refused", err)
 		}
 	})
+	t.Run("base over MaxPatchedBytes", func(t *testing.T) {
+		v := newDiskVault(t)
+		// The header's size is refused before anything is inflated.
+		writeRawPack(t, v, []rawPackEntry{
+			{id: baseID, head: packEntryHeader(typeBlob, MaxPatchedBytes+1), zdata: []byte{0x78, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01}},
+			{id: targetID, head: ref(typeRefDelta, len(delta), baseID), data: delta},
+		})
+		_, _, err := v.OpenBlob(ctx, targetID)
+		if err == nil || !strings.Contains(err.Error(), "MaxPatchedBytes") {
+			t.Fatalf("err = %v, want the base refused", err)
+		}
+	})
 	t.Run("wrong base size", func(t *testing.T) {
 		v := newDiskVault(t)
 		short := base[:len(base)-1]
@@ -380,12 +392,21 @@ func TestReadDeltaRefusals(t *testing.T) {
 
 // FuzzApplyDelta: applying any bytes as a delta to any base never panics
 // and never returns more than the limit or other than the header's size;
-// a delta DiffDelta made gives the target back.
+// a delta DiffDelta made gives the target back; and the patcher agrees
+// with go-git's PatchDelta (which tv used before it had its own): what
+// one applies the other applies to the same bytes, and what go-git
+// refuses tv refuses.
 func FuzzApplyDelta(f *testing.F) {
 	base := []byte(strings.Repeat("some base text\n", 8))
 	f.Add(base, packfile.DiffDelta(base, append(base, "more"...)), []byte("x"))
 	f.Add([]byte("a"), []byte{1, 1, 1, 'b'}, []byte("ab"))
 	f.Add([]byte("abc"), []byte{3, 0xff, 0xff, 0xff, 0x7f}, []byte(""))
+	f.Add([]byte("abc"), []byte{3, 3, 0x91, 0, 3}, []byte("abc"))  // copy 3 bytes from 0
+	f.Add([]byte("abc"), []byte{3, 3, 0x91, 1, 3}, []byte("abc"))  // copy past the base's end
+	f.Add([]byte("abc"), []byte{3, 2, 0x90}, []byte("abc"))        // copy of 0x10000, truncated
+	f.Add([]byte("abc"), []byte{3, 1, 0, 1, 'x'}, []byte("abc"))   // the reserved instruction 0
+	f.Add([]byte("abc"), []byte{3, 1, 2, 'x', 'y'}, []byte("abc")) // inserts more than the result
+	f.Add(bytes.Repeat([]byte("z"), 0x10000), []byte{0x80, 0x80, 4, 0x80, 0x80, 4, 0x80}, []byte("z"))
 	f.Fuzz(func(t *testing.T, base, delta, target []byte) {
 		const limit = 1 << 16
 		out, err := applyDelta(base, delta, limit)
@@ -394,6 +415,13 @@ func FuzzApplyDelta(f *testing.F) {
 			if herr != nil || int64(len(out)) != size || len(out) > limit {
 				t.Fatalf("applied: %d bytes, header %d (%v)", len(out), size, herr)
 			}
+		}
+		theirs, gerr := packfile.PatchDelta(base, delta)
+		switch {
+		case err == nil && (gerr != nil || !bytes.Equal(out, theirs)):
+			t.Fatalf("tv applied %d bytes, go-git %d (%v)", len(out), len(theirs), gerr)
+		case err != nil && gerr == nil && len(base) > 0 && len(theirs) <= limit:
+			t.Fatalf("tv refused (%v), go-git applied %d bytes", err, len(theirs))
 		}
 		if len(base) == 0 || len(base) > limit || len(target) > limit {
 			return

@@ -1,6 +1,7 @@
-// Package gitbackend implements engine.Vault on a git repository. It and
-// its network half, gitbackend/nettransport, are the only packages of tv
-// that import go-git. gitbackend links no network or protocol code
+// Package gitbackend implements engine.Vault on a git repository. Its
+// network half, gitbackend/nettransport, is the only package of tv that
+// imports go-git (its tests use go-git too, as a second implementation to
+// check against). gitbackend links no network or protocol code
 // (net/http, x/crypto/ssh, go-git's transport and packp packages, which
 // bring go-git's config, gcfg and gob, openpgp): remote vaults are reached
 // through a Transport the program passes in (nettransport.New()), which
@@ -26,10 +27,12 @@
 // version 2 index per batch, never as loose objects, each object whole
 // (zlib at its fastest level): a commit stays cheap. Objects are read
 // straight from the packs (packread.go); delta entries are resolved in
-// memory, at most MaxDeltaChain deep, with a cache of resolved bases
-// (delta.go); go-git's packfile reader is only the fallback for deltas of
-// objects over StreamThreshold. Packs added by other processes become
-// visible on the next lookup that misses.
+// memory, at most MaxDeltaChain deep and MaxPatchedBytes large, with a
+// cache of resolved bases (delta.go). Reading and writing the vault links
+// no go-git package (the lean tv binary has none); go-git's protocol
+// clients and indexer are reached through gitbackend/wire, in tv-full.
+// Packs added by other processes become visible on the next lookup that
+// misses.
 //
 // When a batch's pack makes objects/pack hold more than AutoPackLimit
 // packs, the batch merges packs under ConsolidateMaxBytes into one, chosen

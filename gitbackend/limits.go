@@ -1,6 +1,10 @@
 package gitbackend
 
-import "time"
+import (
+	"time"
+
+	"github.com/thalix/tv/engine"
+)
 
 // Limits and tunables of the git backend.
 const (
@@ -28,9 +32,10 @@ const (
 	// MaxSymrefDepth bounds how many symbolic refs a read follows.
 	MaxSymrefDepth = 5
 
-	// ObjectCacheBytes is the size of the shared cache of decoded objects
-	// (delta bases and small objects) of one on-disk vault.
-	ObjectCacheBytes = 32 << 20 // 32 MiB
+	// MaxPatchedBytes bounds an object a read resolves from a chain of
+	// deltas: the chain's objects are held in memory whole, as git's own
+	// reader holds them. It is the largest file tv stores.
+	MaxPatchedBytes = engine.MaxFileBytes // 100 MiB
 
 	// AutoPackLimit is how many packs objects/pack may hold. A batch whose
 	// pack makes it more merges every pack under ConsolidateMaxBytes into

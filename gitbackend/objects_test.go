@@ -14,6 +14,8 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+
 	"github.com/thalix/tv/engine"
 )
 
@@ -531,9 +533,16 @@ func TestIndexLargeOffsets(t *testing.T) {
 	if err := os.Rename(name, final); err != nil {
 		t.Fatal(err)
 	}
-	idx, err := loadIndex(final, "pack-"+engine.Hash([20]byte{7}).String())
+	raw, err := os.ReadFile(final)
 	if err != nil {
 		t.Fatal(err)
+	}
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bytes.NewReader(raw)).Decode(idx); err != nil {
+		t.Fatal(err)
+	}
+	if idx.PackfileChecksum != [20]byte{7} {
+		t.Fatalf("pack checksum %x, want the one written", idx.PackfileChecksum)
 	}
 	for _, e := range entries {
 		off, err := idx.FindOffset([20]byte(e.id))

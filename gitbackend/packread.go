@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -26,8 +25,7 @@ import (
 // in memory, and safe for concurrent use (pread on one shared descriptor
 // per pack). Delta entries (consolidated packs, packs git wrote) are
 // resolved in memory by resolveDelta (delta.go), bounded by
-// MaxDeltaChain; only a chain with an object over StreamThreshold falls
-// back to go-git's reader.
+// MaxDeltaChain and MaxPatchedBytes.
 
 // rawIndex is a version 2 pack index held as the file's bytes.
 type rawIndex struct {
@@ -37,11 +35,6 @@ type rawIndex struct {
 	off32  []byte // 4 bytes per object; the top bit selects off64
 	off64  []byte // 8 bytes per large offset
 	sum    [20]byte
-
-	raw      []byte // the whole file, for go-git when a delta needs it
-	gitOnce  sync.Once
-	gitIdx   *idxfile.MemoryIndex
-	gitError error
 
 	offsOnce sync.Once
 	offs     []int64 // every entry's offset, ascending: an entry ends where the next begins
@@ -99,7 +92,7 @@ func parseIndex(b []byte) (*rawIndex, error) {
 	if len(b) < head+40 || !bytes.Equal(b[:8], idxMagic) {
 		return nil, errors.New("not a version 2 pack index")
 	}
-	x := &rawIndex{raw: b}
+	x := &rawIndex{}
 	var prev uint32
 	for i := range x.fanout {
 		v := binary.BigEndian.Uint32(b[8+4*i:])
@@ -148,20 +141,6 @@ func (x *rawIndex) find(h engine.Hash) (int64, bool) {
 	return 0, false
 }
 
-// goGit returns go-git's decoding of the same index (for delta reads).
-func (x *rawIndex) goGit() (*idxfile.MemoryIndex, error) {
-	defer runtime.KeepAlive(x)
-	x.gitOnce.Do(func() {
-		idx := idxfile.NewMemoryIndex()
-		if err := idxfile.NewDecoder(bytes.NewReader(x.raw)).Decode(idx); err != nil {
-			x.gitError = err
-			return
-		}
-		x.gitIdx = idx
-	})
-	return x.gitIdx, x.gitError
-}
-
 // packFile is a pack's data file, opened once and shared by all readers.
 type packFile struct {
 	once sync.Once
@@ -197,13 +176,12 @@ const inlineEntryBytes = 1 << 20
 var (
 	entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 	packBufs  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
-	inflaters sync.Pool                          // zlib readers (zlib.Resetter)
-	errNoFast = errors.New("entry needs go-git") // a delta of a large object
+	inflaters sync.Pool // zlib readers (zlib.Resetter)
 )
 
-// openPackedDirect opens object h of pack p for streaming. It returns
-// errNoFast for a delta entry.
-func (v *Vault) openPackedDirect(p *packIndex, h engine.Hash) (int, int64, io.ReadCloser, error) {
+// openPacked opens object h of pack p for streaming; a delta entry is
+// resolved in memory first.
+func (v *Vault) openPacked(p *packIndex, h engine.Hash) (int, int64, io.ReadCloser, error) {
 	off, ok := p.idx.find(h)
 	if !ok {
 		return 0, 0, nil, fmt.Errorf("%w: %s", engine.ErrObjectNotFound, h)
@@ -252,9 +230,6 @@ func (v *Vault) openPackedDirect(p *packIndex, h engine.Hash) (int, int64, io.Re
 		r.release()
 		dtyp, data, err := v.resolveDelta(p, off)
 		if err != nil {
-			if errors.Is(err, errNoFast) {
-				return 0, 0, nil, err
-			}
 			return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
 		}
 		return dtyp, int64(len(data)), io.NopCloser(bytes.NewReader(data)), nil

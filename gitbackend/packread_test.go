@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +37,68 @@ func TestReadDeltaPack(t *testing.T) {
 	git(t, v.Path(), "", "prune-packed")
 	if out := git(t, v.Path(), "", "verify-pack", "-v", packFiles(t, v, "pack-*.idx")[0]); !strings.Contains(out, "chain length") {
 		t.Fatalf("repack made no deltas:\n%s", out)
+	}
+	for i, id := range ids {
+		rc, size, err := v.OpenBlob(ctx, mustParse(t, id))
+		if err != nil {
+			t.Fatalf("blob %d: %v", i, err)
+		}
+		got := readAllClose(t, rc)
+		if size != int64(len(contents[i])) || string(got) != contents[i] {
+			t.Fatalf("blob %d: %d bytes (size %d), want %d", i, len(got), size, len(contents[i]))
+		}
+	}
+}
+
+// TestReadLargeDeltaPack reads objects over StreamThreshold that `git
+// repack -f` stored as deltas (go-git's reader resolved these before tv
+// patched them itself): text that compresses well, and random bytes whose
+// base entry is over inlineEntryBytes compressed, so it is inflated as it
+// is read.
+func TestReadLargeDeltaPack(t *testing.T) {
+	ctx := context.Background()
+	v := newDiskVault(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	noise := make([]byte, StreamThreshold+StreamThreshold/2)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	text := strings.Repeat("a line of a large text file that git will store as a delta\n", (StreamThreshold*3/2)/60)
+	var ids []string
+	var contents []string
+	for i := range 3 {
+		for _, base := range []string{text, string(noise)} {
+			c := fmt.Sprintf("version %d\n", i) + base[:len(base)/2] + fmt.Sprintf("middle %d\n", i) + base[len(base)/2:]
+			contents = append(contents, c)
+			ids = append(ids, git(t, v.Path(), c, "hash-object", "-w", "--stdin"))
+		}
+	}
+	var mk strings.Builder
+	for i, id := range ids {
+		fmt.Fprintf(&mk, "100644 blob %s\tf%d.bin\n", id, i)
+	}
+	tree := git(t, v.Path(), mk.String(), "mktree")
+	commit := git(t, v.Path(), "", "commit-tree", tree, "-m", "large deltas")
+	git(t, v.Path(), "", "update-ref", "refs/heads/main", commit)
+	git(t, v.Path(), "", "repack", "-a", "-d", "-f", "-q", "--window=10", "--depth=10")
+	git(t, v.Path(), "", "prune-packed")
+	out := git(t, v.Path(), "", "verify-pack", "-v", packFiles(t, v, "pack-*.idx")[0])
+	deltas, bigBase := 0, false
+	for _, line := range strings.Split(out, "\n") {
+		// id type size size-in-pack offset [depth base]: every blob here is
+		// over StreamThreshold; a delta line has the depth and the base
+		f := strings.Fields(line)
+		if len(f) < 5 || f[1] != "blob" {
+			continue
+		}
+		if len(f) == 7 {
+			deltas++
+		} else if packed, _ := strconv.Atoi(f[3]); packed > inlineEntryBytes {
+			bigBase = true
+		}
+	}
+	if deltas < 4 || !bigBase {
+		t.Fatalf("repack stored %d large blobs as deltas (want 4), a base over inlineEntryBytes packed: %v\n%s", deltas, bigBase, out)
 	}
 	for i, id := range ids {
 		rc, size, err := v.OpenBlob(ctx, mustParse(t, id))

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -61,6 +60,9 @@ type freshObject struct {
 
 // errRecvFallback says the fast path cannot index this pack.
 var errRecvFallback = errors.New("pack needs go-git's indexer")
+
+// errEmptyPack says the pack received holds no objects (or none was sent).
+var errEmptyPack = errors.New("empty pack")
 
 // recvStream reads the pack: every byte consumed passes, in order, to the
 // temporary file, the running SHA-1 of the pack and the CRC-32 of the
@@ -178,7 +180,7 @@ func (v *Vault) storePack(pack io.Reader, indexPack func(gitDir string, pack io.
 	s := &recvStream{src: pack, buf: make([]byte, 64<<10), sum: sha1.New(), hashing: true, file: bufio.NewWriterSize(f, 64<<10)}
 	rc := &receiver{s: s, byID: map[engine.Hash]int{}}
 	packSum, err := rc.run()
-	if errors.Is(err, packfile.ErrEmptyPackfile) {
+	if errors.Is(err, errEmptyPack) {
 		return nil, nil
 	}
 	if errors.Is(err, errRecvFallback) {
@@ -293,7 +295,7 @@ func (rc *receiver) run() ([20]byte, error) {
 	var head [12]byte
 	n, err := io.ReadFull(rc.s, head[:])
 	if n == 0 && errors.Is(err, io.ErrUnexpectedEOF) {
-		return sum, packfile.ErrEmptyPackfile
+		return sum, errEmptyPack
 	}
 	if err != nil {
 		return sum, err
@@ -303,7 +305,7 @@ func (rc *receiver) run() ([20]byte, error) {
 	}
 	count := int(uint32(head[8])<<24 | uint32(head[9])<<16 | uint32(head[10])<<8 | uint32(head[11]))
 	if count == 0 {
-		return sum, packfile.ErrEmptyPackfile
+		return sum, errEmptyPack
 	}
 	rc.objs = make([]recvObject, 0, min(count, 1<<20))
 	z, err := zlib.NewReader(bytes.NewReader(emptyZlib))

@@ -16,9 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/thalix/tv/engine"
@@ -195,23 +192,6 @@ func checkPackIndex(b []byte, path, name string) (*rawIndex, error) {
 	return idx, nil
 }
 
-// loadIndex decodes a pack index with go-git's decoder.
-func loadIndex(path, name string) (*idxfile.MemoryIndex, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open pack index: %w", err)
-	}
-	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(bufio.NewReaderSize(f, 64<<10)).Decode(idx); err != nil {
-		return nil, fmt.Errorf("pack index %s: %w", path, err)
-	}
-	if want := strings.TrimPrefix(name, "pack-"); plumbing.Hash(idx.PackfileChecksum).String() != want {
-		return nil, fmt.Errorf("pack index %s: checksum does not match the name", path)
-	}
-	return idx, nil
-}
-
 // hasObject reports whether the vault has h, without rescanning packs.
 func (v *Vault) hasObject(h engine.Hash) (bool, uint64) {
 	_, gen, ok := v.findPacked(h)
@@ -296,47 +276,21 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 	return 0, 0, nil, fmt.Errorf("%w: %s", engine.ErrObjectNotFound, h)
 }
 
-func (v *Vault) openPacked(p *packIndex, h engine.Hash) (int, int64, io.ReadCloser, error) {
-	typ, size, rc, err := v.openPackedDirect(p, h)
-	if !errors.Is(err, errNoFast) {
-		return typ, size, rc, err
-	}
-	// A delta entry (a pack git wrote): go-git resolves it.
-	gidx, err := p.idx.goGit()
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("pack index %s: %w", p.name, err)
-	}
-	f, err := v.fs.Open(filepath.Join("objects", "pack", p.name+".pack"))
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	pf := packfile.NewPackfileWithCache(gidx, v.fs, f, v.cache, StreamThreshold)
-	defer pf.Close()
-	obj, err := pf.Get(plumbing.Hash(h))
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
-	}
-	typ, err = fromPlumbingType(obj.Type(), h)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	rc, err = obj.Reader() // large objects stream from their own file handle
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
-	}
-	return typ, obj.Size(), rc, nil
-}
-
-func fromPlumbingType(t plumbing.ObjectType, h engine.Hash) (int, error) {
-	switch t {
-	case plumbing.CommitObject:
+// objectType is the pack type of loose object h's type name. A tag is
+// refused as an object tv does not read, a name git does not write as a
+// corrupt object.
+func objectType(name string, h engine.Hash) (int, error) {
+	switch name {
+	case "commit":
 		return typeCommit, nil
-	case plumbing.TreeObject:
+	case "tree":
 		return typeTree, nil
-	case plumbing.BlobObject:
+	case "blob":
 		return typeBlob, nil
+	case "tag":
+		return 0, fmt.Errorf("%w: %s is a tag, which tv does not read", engine.ErrObjectNotFound, h)
 	}
-	return 0, fmt.Errorf("%w: %s is a %s, which tv does not read", engine.ErrObjectNotFound, h, t)
+	return 0, fmt.Errorf("loose object %s is corrupt: unknown type %q", h, name)
 }
 
 // openLoose streams a loose object (written by git, never by tv).
@@ -389,11 +343,7 @@ func openLooseFile(path string, h engine.Hash) (int, int64, io.ReadCloser, error
 	if err != nil || size < 0 {
 		return corrupt("bad size")
 	}
-	t, err := plumbing.ParseObjectType(tname)
-	if err != nil {
-		return corrupt(err)
-	}
-	typ, err := fromPlumbingType(t, h)
+	typ, err := objectType(tname, h)
 	if err != nil {
 		return fail(err)
 	}

@@ -13,10 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-
 	"github.com/thalix/tv/engine"
 )
 
@@ -28,9 +24,7 @@ type Vault struct {
 	id   string
 
 	// on disk
-	fs    billy.Filesystem
 	packs packSet
-	cache cache.Object
 	bases baseCache // resolved delta bases (delta.go)
 
 	// Consolidation tunables (consolidate.go): AutoPackLimit,
@@ -104,8 +98,6 @@ func (v *Vault) packDir() string { return filepath.Join(v.path, "objects", "pack
 func openRepo(abs string) *Vault {
 	return &Vault{
 		path:  abs,
-		fs:    osfs.New(abs),
-		cache: cache.NewObjectLRU(ObjectCacheBytes),
 		bases: baseCache{max: DeltaBaseCacheBytes},
 
 		packLimit:    AutoPackLimit,
