@@ -18,11 +18,13 @@ import (
 // serveCanned runs the floor server on stdin/stdout: response is a
 // captured tools/call response line.
 func serveCanned(response []byte) error {
-	k := bytes.Index(response, []byte(`,"result":`))
-	if k < 0 {
-		return fmt.Errorf("canned response has no result: %.100s", response)
+	var canned struct {
+		Result json.RawMessage `json:"result"`
 	}
-	suffix := response[k:]
+	if err := json.Unmarshal(response, &canned); err != nil || canned.Result == nil {
+		return fmt.Errorf("canned response has no result (%v): %.100s", err, response)
+	}
+	suffix := append(append([]byte(`,"result":`), canned.Result...), "}\n"...)
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
 	var out []byte
 	for {
