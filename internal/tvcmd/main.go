@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/thalix/tv/internal/fullexec"
-	"github.com/thalix/tv/internal/hugeheap"
+	_ "github.com/thalix/tv/internal/hugeheap" // its init backs the heap's first chunk with huge pages
 	"github.com/thalix/tv/internal/statcache"
 )
 
@@ -29,8 +29,9 @@ const (
 
 // Main runs the process's command line with the given extensions and
 // returns its exit code: the GC settings, the stat cache's retained
-// mappings and the heap's huge pages (package hugeheap; both for a process
-// that exits soon, and turned off by the MCP servers), the signal handling
+// mappings (for a process that exits soon; turned off by the MCP servers,
+// as are the heap's huge pages, which package hugeheap's init asks for),
+// the signal handling
 // (Ctrl-C and SIGTERM cancel a writing command's context: IO.Interrupt)
 // and the process's IO. Each binary's main is os.Exit(tvcmd.Main(…)).
 func Main(ext Extensions) int {
@@ -38,8 +39,7 @@ func Main(ext Extensions) int {
 		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(gcMemoryLimit)
 	}
-	statcache.RetainMappings(true) // the MCP servers turn both off
-	hugeheap.Advise(true)
+	statcache.RetainMappings(true) // the MCP servers turn it off
 	front, err := fullexec.TakeFront(ext.Full != nil)
 	stdio := &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, StderrIsTerminal: isTerminal(os.Stderr), Front: front}
 	if err != nil {
