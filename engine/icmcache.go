@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -48,6 +47,10 @@ type icmCache struct {
 	findings []icm.Finding
 	records  []byte // the facts table, factRecordBytes each
 	places   []byte // the placeholder section
+	// fanout[b] is the first record whose id starts with a byte of at
+	// least b, as in a git pack index: a lookup searches the ~1/256 of
+	// the table its first byte selects (built on the first lookup).
+	fanout *[257]int32
 }
 
 // validateCheckout returns the ICM findings of listing, the scanned
@@ -139,6 +142,10 @@ type factCache struct {
 	listing []icm.Entry
 	old     *icmCache
 	fileAt  []int32 // listing index → index in disk.files, -1 for non-files
+	// oldAt remembers, by index in disk.files, the old table's record
+	// Facts found for the file (+1; 0: not looked up), so all need not
+	// look the file up again.
+	oldAt []int32
 	// learned holds what this validation read, by content id: an index
 	// into facts (pointer-free records, little for the collector to scan
 	// on a first validation of 100k files) and, for the few files that
@@ -186,7 +193,15 @@ func (c *factCache) Facts(i int, p string) (icm.MarkdownFacts, bool) {
 	if k, ok := c.learned[f.id()]; ok {
 		return c.factsAt(k), true
 	}
-	return c.old.lookup(f.id())
+	j := c.old.index(f.id())
+	if j < 0 {
+		return icm.MarkdownFacts{}, false
+	}
+	if c.oldAt == nil {
+		c.oldAt = make([]int32, len(c.disk.files))
+	}
+	c.oldAt[c.fileAt[i]] = int32(j) + 1
+	return c.old.facts(j)
 }
 
 // factRecord is one content id's facts but its placeholders.
@@ -284,6 +299,8 @@ func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
 			if p := c.placeholders[j]; len(p) > 0 {
 				ph[id] = p
 			}
+		} else if c.oldAt != nil && c.oldAt[k-1] > 0 {
+			used[c.oldAt[k-1]-1] = true
 		} else if i := c.old.index(id); i >= 0 {
 			used[i] = true
 		}
@@ -347,6 +364,11 @@ func (c *icmCache) lookup(id Hash) (icm.MarkdownFacts, bool) {
 	if i < 0 {
 		return icm.MarkdownFacts{}, false
 	}
+	return c.facts(i)
+}
+
+// facts returns the facts of record i.
+func (c *icmCache) facts(i int) (icm.MarkdownFacts, bool) {
 	r, ph, ok := c.record(i)
 	if !ok {
 		return icm.MarkdownFacts{}, false
@@ -355,19 +377,64 @@ func (c *icmCache) lookup(id Hash) (icm.MarkdownFacts, bool) {
 }
 
 // index returns the index of content id's record, or -1 (also for a nil
-// cache).
+// cache). Ids are compared as two big-endian words and a half, not with
+// bytes.Compare: a commit of a 10,000-file tree looks up every Markdown
+// file's facts, twice, and the generic comparison through sort.Search's
+// closure was a quarter of its validation.
 func (c *icmCache) index(id Hash) int {
 	if c == nil {
 		return -1
 	}
-	n := len(c.records) / factRecordBytes
-	i := sort.Search(n, func(i int) bool {
-		return bytes.Compare(c.records[i*factRecordBytes:i*factRecordBytes+20], id[:]) >= 0
-	})
-	if i == n || !bytes.Equal(c.records[i*factRecordBytes:i*factRecordBytes+20], id[:]) {
-		return -1
+	if c.fanout == nil {
+		c.fanout = new([257]int32)
+		n := len(c.records) / factRecordBytes
+		b := 0
+		for i := range n {
+			for first := int(c.records[i*factRecordBytes]); b <= first; b++ {
+				c.fanout[b] = int32(i)
+			}
+		}
+		for ; b <= 256; b++ {
+			c.fanout[b] = int32(n)
+		}
 	}
-	return i
+	want := idKey(id[:])
+	lo, hi := int(c.fanout[id[0]]), int(c.fanout[int(id[0])+1])
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch got := idKey(c.records[m*factRecordBytes:]); {
+		case got == want:
+			return m
+		case got.less(want):
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return -1
+}
+
+// idWords is a content id as comparable words, big-endian: their order
+// is the ids' byte order.
+type idWords struct {
+	hi, mid uint64
+	lo      uint32
+}
+
+// idKey returns the content id in the first 20 bytes of b as idWords.
+func idKey(b []byte) idWords {
+	_ = b[19]
+	return idWords{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:]), binary.BigEndian.Uint32(b[16:])}
+}
+
+func (a idWords) less(b idWords) bool {
+	if a.hi != b.hi {
+		return a.hi < b.hi
+	}
+	if a.mid != b.mid {
+		return a.mid < b.mid
+	}
+	return a.lo < b.lo
 }
 
 // record decodes record i and its placeholders; false when they cannot be

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/thalix/tv/icm"
@@ -74,4 +76,50 @@ func TestICMCacheKeys(t *testing.T) {
 func reseal(b []byte) []byte {
 	body := b[:len(b)-4]
 	return binary.LittleEndian.AppendUint32(body[:len(body):len(body)], crc32.ChecksumIEEE(body))
+}
+
+// TestICMCacheIndex: a lookup through the first-byte fanout finds every
+// id of a table (ids at both ends of the byte range, many sharing a first
+// byte, ids differing only in their last bytes) and misses every id the
+// table lacks, as a linear search does.
+func TestICMCacheIndex(t *testing.T) {
+	var ids []Hash
+	for i := range 2000 {
+		var h Hash
+		binary.BigEndian.PutUint32(h[:], uint32(i)*2654435761)
+		h[0] = byte(i % 7 * 40) // clustered first bytes, with gaps
+		ids = append(ids, h)
+	}
+	ends := []Hash{{}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {40, 19: 1}, {40, 19: 2}}
+	ids = append(ids, ends...)
+	slices.SortFunc(ids, func(a, b Hash) int { return bytes.Compare(a[:], b[:]) })
+	ids = slices.Compact(ids)
+	in := map[Hash]bool{}
+	facts := make([]factRecord, len(ids))
+	for i, id := range ids {
+		facts[i] = factRecord{id: id, lines: uint32(i)}
+		in[id] = true
+	}
+	dir := t.TempDir()
+	if err := writeICMCache(dir, [32]byte{1}, nil, facts, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := loadICMCache(dir, [32]byte{2})
+	if c == nil {
+		t.Fatal("cache not loaded")
+	}
+	for i, id := range ids {
+		if got := c.index(id); got != i {
+			t.Fatalf("index(%x) = %d, want %d", id, got, i)
+		}
+	}
+	for _, id := range []Hash{{1}, {39, 0xff}, {40, 19: 3}, {41}, {0xfe}, {0xff, 0xff, 0xff}} {
+		if got := c.index(id); got != -1 || in[id] {
+			t.Errorf("index(%x) = %d for an id the table lacks (in table: %v)", id, got, in[id])
+		}
+	}
+	var empty *icmCache
+	if empty.index(Hash{}) != -1 {
+		t.Error("a nil cache found an id")
+	}
 }
