@@ -14,32 +14,46 @@ import (
 )
 
 // TestReadDeltaPack reads blobs that `git repack -f` stored as deltas of
-// each other: the direct pack reader hands them to go-git.
+// each other, which the direct pack reader resolves.
 func TestReadDeltaPack(t *testing.T) {
-	ctx := context.Background()
 	v := newDiskVault(t)
 	base := strings.Repeat("line of text that repeats with a counter\n", 2000)
-	var ids []string
 	var contents []string
 	for i := range 4 {
-		c := base + fmt.Sprintf("version %d\n", i)
-		contents = append(contents, c)
-		ids = append(ids, git(t, v.Path(), c, "hash-object", "-w", "--stdin"))
+		contents = append(contents, base+fmt.Sprintf("version %d\n", i))
 	}
+	ids, out := repackedBlobs(t, v, contents)
+	if !strings.Contains(out, "chain length") {
+		t.Fatalf("repack made no deltas:\n%s", out)
+	}
+	readBlobsBack(t, v, ids, contents)
+}
+
+// repackedBlobs stores contents as blobs of one commit on refs/heads/main
+// of v, lets `git repack -a -d -f` pack them with deltas where it finds
+// any, and returns their ids and `git verify-pack -v` of the pack.
+func repackedBlobs(t *testing.T, v *Vault, contents []string) (ids []string, verifyPack string) {
+	t.Helper()
 	var mk strings.Builder
-	for i, id := range ids {
-		fmt.Fprintf(&mk, "100644 blob %s\tf%d.txt\n", id, i)
+	for i, c := range contents {
+		id := git(t, v.Path(), c, "hash-object", "-w", "--stdin")
+		ids = append(ids, id)
+		fmt.Fprintf(&mk, "100644 blob %s\tf%d\n", id, i)
 	}
 	tree := git(t, v.Path(), mk.String(), "mktree")
 	commit := git(t, v.Path(), "", "commit-tree", tree, "-m", "deltas")
 	git(t, v.Path(), "", "update-ref", "refs/heads/main", commit)
 	git(t, v.Path(), "", "repack", "-a", "-d", "-f", "-q", "--window=10", "--depth=10")
 	git(t, v.Path(), "", "prune-packed")
-	if out := git(t, v.Path(), "", "verify-pack", "-v", packFiles(t, v, "pack-*.idx")[0]); !strings.Contains(out, "chain length") {
-		t.Fatalf("repack made no deltas:\n%s", out)
-	}
+	return ids, git(t, v.Path(), "", "verify-pack", "-v", packFiles(t, v, "pack-*.idx")[0])
+}
+
+// readBlobsBack reads every blob of ids through tv and checks its size
+// and content against contents.
+func readBlobsBack(t *testing.T, v *Vault, ids, contents []string) {
+	t.Helper()
 	for i, id := range ids {
-		rc, size, err := v.OpenBlob(ctx, mustParse(t, id))
+		rc, size, err := v.OpenBlob(context.Background(), mustParse(t, id))
 		if err != nil {
 			t.Fatalf("blob %d: %v", i, err)
 		}
@@ -56,7 +70,6 @@ func TestReadDeltaPack(t *testing.T) {
 // base entry is over inlineEntryBytes compressed, so it is inflated as it
 // is read.
 func TestReadLargeDeltaPack(t *testing.T) {
-	ctx := context.Background()
 	v := newDiskVault(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	noise := make([]byte, StreamThreshold+StreamThreshold/2)
@@ -64,25 +77,13 @@ func TestReadLargeDeltaPack(t *testing.T) {
 		noise[i] = byte(rng.Uint32())
 	}
 	text := strings.Repeat("a line of a large text file that git will store as a delta\n", (StreamThreshold*3/2)/60)
-	var ids []string
 	var contents []string
 	for i := range 3 {
 		for _, base := range []string{text, string(noise)} {
-			c := fmt.Sprintf("version %d\n", i) + base[:len(base)/2] + fmt.Sprintf("middle %d\n", i) + base[len(base)/2:]
-			contents = append(contents, c)
-			ids = append(ids, git(t, v.Path(), c, "hash-object", "-w", "--stdin"))
+			contents = append(contents, fmt.Sprintf("version %d\n", i)+base[:len(base)/2]+fmt.Sprintf("middle %d\n", i)+base[len(base)/2:])
 		}
 	}
-	var mk strings.Builder
-	for i, id := range ids {
-		fmt.Fprintf(&mk, "100644 blob %s\tf%d.bin\n", id, i)
-	}
-	tree := git(t, v.Path(), mk.String(), "mktree")
-	commit := git(t, v.Path(), "", "commit-tree", tree, "-m", "large deltas")
-	git(t, v.Path(), "", "update-ref", "refs/heads/main", commit)
-	git(t, v.Path(), "", "repack", "-a", "-d", "-f", "-q", "--window=10", "--depth=10")
-	git(t, v.Path(), "", "prune-packed")
-	out := git(t, v.Path(), "", "verify-pack", "-v", packFiles(t, v, "pack-*.idx")[0])
+	ids, out := repackedBlobs(t, v, contents)
 	deltas, bigBase := 0, false
 	for _, line := range strings.Split(out, "\n") {
 		// id type size size-in-pack offset [depth base]: every blob here is
@@ -100,16 +101,7 @@ func TestReadLargeDeltaPack(t *testing.T) {
 	if deltas < 4 || !bigBase {
 		t.Fatalf("repack stored %d large blobs as deltas (want 4), a base over inlineEntryBytes packed: %v\n%s", deltas, bigBase, out)
 	}
-	for i, id := range ids {
-		rc, size, err := v.OpenBlob(ctx, mustParse(t, id))
-		if err != nil {
-			t.Fatalf("blob %d: %v", i, err)
-		}
-		got := readAllClose(t, rc)
-		if size != int64(len(contents[i])) || string(got) != contents[i] {
-			t.Fatalf("blob %d: %d bytes (size %d), want %d", i, len(got), size, len(contents[i]))
-		}
-	}
+	readBlobsBack(t, v, ids, contents)
 }
 
 // TestConcurrentPackReads reads every blob of one pack from many
