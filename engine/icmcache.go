@@ -288,7 +288,7 @@ func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
 		if !e.Type.IsRegular() {
 			continue
 		}
-		f := c.disk.files[k]
+		f, at := c.disk.files[k], k
 		k++
 		if !isMarkdownPath(e.Path) {
 			continue
@@ -299,8 +299,8 @@ func (c *factCache) all() ([]factRecord, map[int][]icm.Placeholder) {
 			if p := c.placeholders[j]; len(p) > 0 {
 				ph[id] = p
 			}
-		} else if c.oldAt != nil && c.oldAt[k-1] > 0 {
-			used[c.oldAt[k-1]-1] = true
+		} else if c.oldAt != nil && c.oldAt[at] > 0 {
+			used[c.oldAt[at]-1] = true
 		} else if i := c.old.index(id); i >= 0 {
 			used[i] = true
 		}
@@ -356,15 +356,6 @@ func factTable(facts []factRecord, ph map[Hash][]icm.Placeholder) ([]factRecord,
 		}
 	}
 	return facts, byIndex
-}
-
-// lookup returns the facts remembered for content id.
-func (c *icmCache) lookup(id Hash) (icm.MarkdownFacts, bool) {
-	i := c.index(id)
-	if i < 0 {
-		return icm.MarkdownFacts{}, false
-	}
-	return c.facts(i)
 }
 
 // facts returns the facts of record i.

@@ -123,3 +123,12 @@ func TestICMCacheIndex(t *testing.T) {
 		t.Error("a nil cache found an id")
 	}
 }
+
+// lookup returns the facts remembered for content id.
+func (c *icmCache) lookup(id Hash) (icm.MarkdownFacts, bool) {
+	i := c.index(id)
+	if i < 0 {
+		return icm.MarkdownFacts{}, false
+	}
+	return c.facts(i)
+}

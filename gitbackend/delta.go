@@ -293,11 +293,20 @@ func readEntryAt(f *os.File, idx *rawIndex, size, off int64) (packEntryHead, []b
 	if err != nil {
 		return h, nil, err
 	}
-	if h.size > MaxPatchedBytes {
-		return h, nil, fmt.Errorf("object of %d bytes in a delta chain, over MaxPatchedBytes (%d)", h.size, int64(MaxPatchedBytes))
+	if err := checkPatchedSize(h); err != nil {
+		return h, nil, err
 	}
 	data, err := inflateExact(raw[h.dataOff:], h.size)
 	return h, data, err
+}
+
+// checkPatchedSize refuses an entry of a delta chain over MaxPatchedBytes
+// before it is inflated.
+func checkPatchedSize(h packEntryHead) error {
+	if h.size > MaxPatchedBytes {
+		return fmt.Errorf("object of %d bytes in a delta chain, over MaxPatchedBytes (%d)", h.size, int64(MaxPatchedBytes))
+	}
+	return nil
 }
 
 // readLargeEntryAt is readEntryAt for an entry spanning off..end that is
@@ -314,8 +323,8 @@ func readLargeEntryAt(f *os.File, off, end int64) (packEntryHead, []byte, error)
 	if err != nil {
 		return h, nil, err
 	}
-	if h.size > MaxPatchedBytes {
-		return h, nil, fmt.Errorf("object of %d bytes in a delta chain, over MaxPatchedBytes (%d)", h.size, int64(MaxPatchedBytes))
+	if err := checkPatchedSize(h); err != nil {
+		return h, nil, err
 	}
 	zr, err := zlib.NewReader(br)
 	if err != nil {

@@ -689,3 +689,41 @@ func TestLoadedPackOutlivesItsFile(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// TestObjectType: a loose object's type name maps to its pack type; a tag
+// is refused as an object tv does not read (ErrObjectNotFound), and any
+// other name, the empty one included, as a corrupt object.
+func TestObjectType(t *testing.T) {
+	h := engine.Hash{1}
+	tests := []struct {
+		name     string
+		want     int
+		notFound bool
+		corrupt  bool
+	}{
+		{"commit", typeCommit, false, false},
+		{"tree", typeTree, false, false},
+		{"blob", typeBlob, false, false},
+		{"tag", 0, true, false},
+		{"", 0, false, true},
+		{"Blob", 0, false, true},
+		{"ofs-delta", 0, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := objectType(tt.name, h)
+			switch {
+			case tt.notFound:
+				if !errors.Is(err, engine.ErrObjectNotFound) {
+					t.Fatalf("objectType(%q) = %d, %v; want ErrObjectNotFound", tt.name, got, err)
+				}
+			case tt.corrupt:
+				if err == nil || !strings.Contains(err.Error(), "corrupt") {
+					t.Fatalf("objectType(%q) = %d, %v; want a corrupt object", tt.name, got, err)
+				}
+			case err != nil || got != tt.want:
+				t.Fatalf("objectType(%q) = %d, %v; want %d", tt.name, got, err, tt.want)
+			}
+		})
+	}
+}

@@ -280,14 +280,12 @@ func (v *Vault) openObject(h engine.Hash) (int, int64, io.ReadCloser, error) {
 // refused as an object tv does not read, a name git does not write as a
 // corrupt object.
 func objectType(name string, h engine.Hash) (int, error) {
-	switch name {
-	case "commit":
-		return typeCommit, nil
-	case "tree":
-		return typeTree, nil
-	case "blob":
-		return typeBlob, nil
-	case "tag":
+	for typ, n := range typeNames {
+		if n != "" && n == name {
+			return typ, nil
+		}
+	}
+	if name == "tag" {
 		return 0, fmt.Errorf("%w: %s is a tag, which tv does not read", engine.ErrObjectNotFound, h)
 	}
 	return 0, fmt.Errorf("loose object %s is corrupt: unknown type %q", h, name)

@@ -65,9 +65,10 @@ func Advise(on bool) {
 		madvise(base, 2*arenaBytes, syscall.MADV_HUGEPAGE)
 		marked.Store(base)
 		own := addr &^ (hugePageBytes - 1)
-		for i := range uintptr(collapseRegions) {
-			r := own + (i-1)*hugePageBytes
-			if e := madvise(r, hugePageBytes, madvCollapse); r == own {
+		end := own + (collapseRegions-1)*hugePageBytes
+		for r := own - hugePageBytes; r < end; r += hugePageBytes {
+			e := madvise(r, hugePageBytes, madvCollapse)
+			if r == own {
 				collapseErr.Store(uintptr(e))
 			}
 		}
