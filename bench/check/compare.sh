@@ -54,7 +54,7 @@ done
 # 10,000 loose objects git commit starts `git gc --auto` detached, which
 # packs them on one of the machine's two cores for seconds, through the
 # warm-up and the first timed rounds (tv's parallel scan lost the most to
-# it: medians 0.92-0.99 with it, 0.85-0.90 without, git's unchanged). The
+# it: medians 0.92-0.99 with it, 0.85-0.91 without, git's unchanged). The
 # repository is packed once instead, as the one a user checks would be.
 git -C "$ws" init -q
 git -C "$ws" add -A
