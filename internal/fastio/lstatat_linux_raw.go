@@ -29,12 +29,16 @@ func rawOpenat2(dirfd int, name *byte, how *unix.OpenHow) (int, syscall.Errno) {
 }
 
 // rawRead is read(2).
-func rawRead(fd int, p []byte) (int, syscall.Errno) {
+func rawRead(fd int, p []byte) (int, syscall.Errno) { return rawTransfer(unix.SYS_READ, fd, p) }
+
+// rawTransfer is read(2) or write(2) (trap) of p on fd, as a raw system
+// call.
+func rawTransfer(trap uintptr, fd int, p []byte) (int, syscall.Errno) {
 	var ptr unsafe.Pointer
 	if len(p) > 0 {
 		ptr = unsafe.Pointer(&p[0])
 	}
-	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(ptr), uintptr(len(p)))
+	r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(ptr), uintptr(len(p)))
 	return int(r), e
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -70,11 +69,4 @@ func (p *PolledFile) Write(b []byte) (int, error) {
 }
 
 // rawWrite is write(2).
-func rawWrite(fd int, p []byte) (int, syscall.Errno) {
-	var ptr unsafe.Pointer
-	if len(p) > 0 {
-		ptr = unsafe.Pointer(&p[0])
-	}
-	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(ptr), uintptr(len(p)))
-	return int(r), e
-}
+func rawWrite(fd int, p []byte) (int, syscall.Errno) { return rawTransfer(unix.SYS_WRITE, fd, p) }
