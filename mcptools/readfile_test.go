@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -61,5 +62,25 @@ func TestReadFileHeldAgrees(t *testing.T) {
 	}
 	if l.root.Load() == nil {
 		t.Fatal("the launch root was not cached: the held read was not exercised")
+	}
+}
+
+// TestReadFileDataJSON: read_file's data writes the bytes json.Marshal
+// writes for it (every member, so a member added to the struct and not to
+// AppendJSON fails here), for plain and escaped text.
+func TestReadFileDataJSON(t *testing.T) {
+	for _, d := range []readFileData{
+		{},
+		{Path: "a.txt", Content: "one\ntwo\n", StartLine: 1, EndLine: 2, TotalLines: 2, Size: 8, SHA256: strings.Repeat("ab", 32)},
+		{Path: `dir/"q" <&> é.md`, Content: "tab\there \"quoted\" back\\slash <b>&amp;</b> \u2028 日本語 \x01\x1f", StartLine: 3, EndLine: 9, TotalLines: 1 << 40, Size: -1, LineNumbers: true},
+		{Path: "bad\xffutf8", Content: strings.Repeat("0123456789abcdef", 100) + "\n"},
+	} {
+		want, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+			t.Errorf("AppendJSON(%+v)\n got %s\nwant x%s", d, got, want)
+		}
 	}
 }

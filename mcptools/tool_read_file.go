@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/thalix/tv/internal/jsonquote"
 	"github.com/thalix/tv/mcptools/mcpkit"
 	"github.com/thalix/tv/wsfs"
 )
@@ -61,6 +63,21 @@ type readFileData struct {
 	Size        int64  `json:"size"`
 	SHA256      string `json:"sha256"`
 	LineNumbers bool   `json:"line_numbers"`
+}
+
+// AppendJSON implements mcpkit.JSONAppender: json.Marshal's encoding of
+// d, with the content quoted by jsonquote (TestReadFileDataJSON).
+func (d readFileData) AppendJSON(b []byte) []byte {
+	b = slices.Grow(b, len(d.Content)+len(d.Content)/8+len(d.Path)+len(d.SHA256)+160)
+	b = jsonquote.Append(append(b, `{"path":`...), d.Path)
+	b = jsonquote.Append(append(b, `,"content":`...), d.Content)
+	b = strconv.AppendInt(append(b, `,"start_line":`...), int64(d.StartLine), 10)
+	b = strconv.AppendInt(append(b, `,"end_line":`...), int64(d.EndLine), 10)
+	b = strconv.AppendInt(append(b, `,"total_lines":`...), int64(d.TotalLines), 10)
+	b = strconv.AppendInt(append(b, `,"size":`...), d.Size, 10)
+	b = jsonquote.Append(append(b, `,"sha256":`...), d.SHA256)
+	b = strconv.AppendBool(append(b, `,"line_numbers":`...), d.LineNumbers)
+	return append(b, '}')
 }
 
 func (l *Local) readFile(_ context.Context, raw json.RawMessage) (*mcp.CallToolResult, error) {

@@ -3,11 +3,15 @@ package mcpkit
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/internal/jsonquote"
 )
 
 // sdkEncoding encodes a result as the SDK's jsonrpc2 layer does: an
@@ -113,4 +117,39 @@ func FuzzQuotedJSON(f *testing.F) {
 			t.Fatalf("appendQuotedJSON(%s)\n got %s\nwant %s", js, got, want)
 		}
 	})
+}
+
+// appendedData writes its own JSON (a JSONAppender); plainData is the same
+// value without the method, which Success encodes with json.Marshal.
+type (
+	appendedData plainData
+	plainData    struct {
+		Name string `json:"name"`
+		N    int    `json:"n"`
+	}
+)
+
+func (d appendedData) AppendJSON(b []byte) []byte {
+	b = jsonquote.Append(append(b, `{"name":`...), d.Name)
+	return append(strconv.AppendInt(append(b, `,"n":`...), int64(d.N), 10), '}')
+}
+
+// TestSuccessAppender: data that writes its own JSON gives the result
+// json.Marshal's encoding of it gives, envelope and text block alike.
+func TestSuccessAppender(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	ws := map[string]any{"kind": "launch", "path": "/w <&>"}
+	for _, d := range []plainData{{}, {Name: "a \"b\" <c>\n", N: -7}} {
+		want, err := Success(now, ws, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Success(now, ws, appendedData(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := sdkEncoding(t, onceEncoded{CallToolResult: got}), sdkEncoding(t, onceEncoded{CallToolResult: want}); !bytes.Equal(g, w) {
+			t.Errorf("Success(%+v)\n got %s\nwant %s", d, g, w)
+		}
+	}
 }
