@@ -25,6 +25,8 @@ var fastSeeds = []struct {
 	{"read_file", `{"path":"a","bogus":1}`, false},
 	{"read_file", `{"start_line":1}`, false},
 	{"read_file", `{"path":"a","path":5}`, false},
+	{"read_file", `{"path":5,"path":"a"}`, false},
+	{"read_file", `{"pa\u0074h":"a"}`, true},
 	{"read_file", `[]`, false},
 	{"read_file", `{"path":"\u00e9\ud83d\ude00"}`, true},
 	{"grep", `{"pattern":"x","limit":1000,"context":20}`, true},

@@ -1,7 +1,6 @@
 package mcpkit
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -102,24 +101,28 @@ func newFastProp(raw json.RawMessage) *fastProp {
 }
 
 // accepts reports whether raw (the arguments object, valid JSON) surely
-// satisfies the schema. false means "not sure", never "invalid".
+// satisfies the schema. false means "not sure", never "invalid". It walks
+// the members in place (eachMember): decoding them into a map first was a
+// third of a read_file call's argument checking. A repeated name has each
+// of its values checked (decoders keep the last).
 func (f *fastArgs) accepts(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if t := bytes.TrimSpace(raw); f == nil || len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
+	if f == nil || len(f.required) > 64 {
 		return false
 	}
-	for _, r := range f.required {
-		if _, ok := m[r]; !ok {
-			return false
+	ok, seen := true, uint64(0) // bit i: required[i] present
+	object := eachMember(raw, func(name, v []byte) {
+		p := f.props[string(name)]
+		if !ok || p == nil || !p.accepts(v) {
+			ok = false
+			return
 		}
-	}
-	for name, v := range m {
-		p := f.props[name]
-		if p == nil || !p.accepts(v) {
-			return false
+		for i, r := range f.required {
+			if r == string(name) {
+				seen |= 1 << i
+			}
 		}
-	}
-	return true
+	})
+	return object && ok && seen == 1<<len(f.required)-1
 }
 
 // accepts reports whether v (one valid JSON value) surely satisfies p.
