@@ -72,7 +72,7 @@ func TestReadFileDataJSON(t *testing.T) {
 	for _, d := range []readFileData{
 		{},
 		{Path: "a.txt", Content: "one\ntwo\n", StartLine: 1, EndLine: 2, TotalLines: 2, Size: 8, SHA256: strings.Repeat("ab", 32)},
-		{Path: `dir/"q" <&> é.md`, Content: "tab\there \"quoted\" back\\slash <b>&amp;</b> \u2028 日本語 \x01\x1f", StartLine: 3, EndLine: 9, TotalLines: 1 << 40, Size: -1, LineNumbers: true},
+		{Path: `dir/"q" <&> é.md`, Content: "tab\there \"quoted\" back\\slash <b>&amp;</b> \u2028 日本語 \x01\x1f", StartLine: 3, EndLine: 9, TotalLines: 1<<31 - 1, Size: -1 << 40, LineNumbers: true},
 		{Path: "bad\xffutf8", Content: strings.Repeat("0123456789abcdef", 100) + "\n"},
 	} {
 		want, err := json.Marshal(d)
