@@ -10,7 +10,10 @@
 //   - Success, Structured and Failure: every successful result carries
 //     structured content {captured_at, workspace, data} and, as its one
 //     text block, that content serialized (protocol 2025-06-18's advice);
-//     domain failures are isError results with an explanation.
+//     domain failures are isError results with an explanation. Data
+//     that is a JSONAppender writes its own JSON into the envelope
+//     (read_file: a file's text quoted eight bytes at a time by
+//     internal/jsonquote, not json.Marshal's byte by byte scan).
 //   - Validator and DecodeArgs: strict argument checking with the SDK's
 //     JSON Schema library (github.com/google/jsonschema-go), messages
 //     naming the argument, then strict decoding (unknown fields refused).
