@@ -31,9 +31,9 @@ const (
 // returns its exit code: the GC settings, the stat cache's retained
 // mappings (for a process that exits soon; turned off by the MCP servers,
 // as are the heap's huge pages, which package hugeheap's init asks for),
-// the signal handling
-// (Ctrl-C and SIGTERM cancel a writing command's context: IO.Interrupt)
-// and the process's IO. Each binary's main is os.Exit(tvcmd.Main(…)).
+// the signal handling (Ctrl-C and SIGTERM cancel a writing command's
+// context: IO.Interrupt) and the process's IO. Each binary's main is
+// os.Exit(tvcmd.Main(…)).
 func Main(ext Extensions) int {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(gcPercent)

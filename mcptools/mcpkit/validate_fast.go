@@ -50,8 +50,8 @@ func newFastArgs(schema []byte) *fastArgs {
 		Additional *bool                      `json:"additionalProperties"`
 	}
 	var all map[string]json.RawMessage
-	if json.Unmarshal(schema, &s) != nil || json.Unmarshal(schema, &all) != nil || s.Type != "object" || s.Additional == nil || *s.Additional {
-		return nil
+	if json.Unmarshal(schema, &s) != nil || json.Unmarshal(schema, &all) != nil || s.Type != "object" || s.Additional == nil || *s.Additional || len(s.Required) > 64 {
+		return nil // not a closed object, or more required members than accepts' bit set holds
 	}
 	for k := range all {
 		switch k {
@@ -106,7 +106,7 @@ func newFastProp(raw json.RawMessage) *fastProp {
 // third of a read_file call's argument checking. A repeated name has each
 // of its values checked (decoders keep the last).
 func (f *fastArgs) accepts(raw json.RawMessage) bool {
-	if f == nil || len(f.required) > 64 {
+	if f == nil {
 		return false
 	}
 	ok, seen := true, uint64(0) // bit i: required[i] present
