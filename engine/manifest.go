@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/jsonquote"
 	"github.com/thalix/tv/internal/statcache"
 )
 
@@ -230,11 +230,11 @@ func writeManifestJSON(w io.Writer, b *statcache.Cache) ([]byte, error) {
 	}
 	out := make([]byte, 0, size)
 	out = fmt.Appendf(out, "{\n  \"format\": %d,\n  \"vault_id\": ", ManifestFormat)
-	out = appendJSONString(out, m.VaultID)
+	out = jsonquote.Append(out, m.VaultID)
 	out = append(out, ",\n  \"workspace_id\": "...)
-	out = appendJSONString(out, m.WorkspaceID)
+	out = jsonquote.Append(out, m.WorkspaceID)
 	out = append(out, ",\n  \"workspace_name\": "...)
-	out = appendJSONString(out, m.WorkspaceName)
+	out = jsonquote.Append(out, m.WorkspaceName)
 	out = append(out, ",\n  \"baseline\": "...)
 	out = appendHash(out, m.Baseline)
 	out = append(out, ',', '\n')
@@ -244,7 +244,7 @@ func writeManifestJSON(w io.Writer, b *statcache.Cache) ([]byte, error) {
 			if i > 0 {
 				out = append(out, ',', ' ')
 			}
-			out = appendJSONString(out, f)
+			out = jsonquote.Append(out, f)
 		}
 		out = append(out, "],\n"...)
 	}
@@ -255,7 +255,7 @@ func writeManifestJSON(w io.Writer, b *statcache.Cache) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, "\n    {\"path\": "...)
-		out = appendJSONString(out, e.Path)
+		out = jsonquote.Append(out, e.Path)
 		out = append(out, ", \"version\": "...)
 		out = appendHash(out, e.ID)
 		out = append(out, ", \"sha256\": \""...)
@@ -289,21 +289,6 @@ func appendHash(out []byte, h Hash) []byte {
 	if !h.IsZero() {
 		out = hex.AppendEncode(out, h[:])
 	}
-	return append(out, '"')
-}
-
-// appendJSONString appends s as a JSON string. Checkout paths are plain
-// UTF-8 without control characters, so the common case is a copy between
-// quotes; anything else goes through encoding/json.
-func appendJSONString(out []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			q, _ := json.Marshal(s)
-			return append(out, q...)
-		}
-	}
-	out = append(out, '"')
-	out = append(out, s...)
 	return append(out, '"')
 }
 
