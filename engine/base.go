@@ -12,6 +12,7 @@ import (
 
 	"github.com/thalix/tv/atomicfile"
 	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/stackgrow"
 	"github.com/thalix/tv/internal/statcache"
 )
 
@@ -71,7 +72,10 @@ func ReadBaseAhead(dir string) {
 	baseAhead.mu.Lock()
 	baseAhead.dir, baseAhead.c = dir, c
 	baseAhead.mu.Unlock()
-	go func() { c <- loadStatCache(dir) }()
+	go func() {
+		stackgrow.To8K() // the cache's decoding
+		c <- loadStatCache(dir)
+	}()
 }
 
 // takeBaseAhead returns the stat cache read ahead for dir, waiting for

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/thalix/tv/internal/fastio"
+	"github.com/thalix/tv/internal/stackgrow"
 	"github.com/thalix/tv/internal/statcache"
 
 	"github.com/thalix/tv/icm"
@@ -162,6 +163,7 @@ func scanCheckoutAs(dir string, b *statcache.Cache, filter *scanFilter, listing 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			stackgrow.To8K() // a folder listing's depth
 			for d := q.next(); d != nil; d = q.next() {
 				q.done(d.children, readDirStat(dir, d, b, s.seen, filter))
 			}

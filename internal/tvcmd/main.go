@@ -14,6 +14,7 @@ import (
 
 	"github.com/thalix/tv/internal/fullexec"
 	_ "github.com/thalix/tv/internal/hugeheap" // its init backs the heap's first chunk with huge pages
+	"github.com/thalix/tv/internal/stackgrow"
 	"github.com/thalix/tv/internal/statcache"
 )
 
@@ -35,6 +36,7 @@ const (
 // context: IO.Interrupt) and the process's IO. Each binary's main is
 // os.Exit(tvcmd.Main(…)).
 func Main(ext Extensions) int {
+	stackgrow.To16K() // the depth every command reaches (see the package)
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(gcMemoryLimit)
