@@ -11,6 +11,8 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/thalix/tv/internal/stackgrow"
 )
 
 // ServerOptions are the parts of a tv MCP server the SDK server is made of.
@@ -31,7 +33,8 @@ type ServerOptions struct {
 
 // NewServer returns the official SDK's server for a tools-only tv server:
 // the tools capability alone (no logging), tools/list in opt.Order, and
-// tools/call results encoded in one pass (encodeOnce).
+// tools/call results encoded in one pass (encodeOnce), each tools/call's
+// goroutine grown at once to the stack a call reaches (growCallStack).
 func NewServer(opt ServerOptions) *mcp.Server {
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -45,8 +48,23 @@ func NewServer(opt ServerOptions) *mcp.Server {
 		// keep them (the SDK's default scope is "public").
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs, c.CacheScope = 0, "private" },
 	})
-	srv.AddReceivingMiddleware(encodeOnce, listOrder(opt.Order))
+	srv.AddReceivingMiddleware(growCallStack, encodeOnce, listOrder(opt.Order))
 	return srv
+}
+
+// growCallStack is the outermost receiving middleware: the SDK serves
+// each request on a new goroutine, whose 2 KiB stack a tools/call grew
+// twice (to 4, then 8 KiB) deep in the SDK's and the tool's frames; one
+// growth here, a few frames down, copies less (stackgrow). Measured with
+// BenchmarkReadFileLine/lines=100, four alternating runs of each build:
+// 100.8 → 96.2 µs and 134 → 128 µs of CPU per call, faster in 4 of 4.
+func growCallStack(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			stackgrow.To8K()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // listOrder returns a middleware that orders tools/list results like
