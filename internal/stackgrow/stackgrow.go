@@ -1,7 +1,8 @@
 // Package stackgrow grows the calling goroutine's stack once, at the top
 // of the goroutine, to the size its work is known to reach.
 //
-// Why it exists: a goroutine starts with a 2 KiB stack, and each time a
+// Why it exists: a goroutine starts with a small stack (2 KiB on Linux,
+// unless the runtime's adaptive sizing has raised it), and each time a
 // call needs more the runtime doubles it (morestack, copystack): it
 // allocates the new stack, copies the old one and walks every frame on it
 // to adjust its pointers, looking each frame's function up in the
@@ -22,7 +23,8 @@ package stackgrow
 
 // Frame sizes that make To16K and To8K's stack needs, with the runtime's
 // guard and the few frames above them, fit just under the target size,
-// so that the runtime doubles the stack to the target and no further.
+// so that the runtime doubles the stack to the target and no further
+// (on Windows, whose stacks keep 4 KiB more guard, to twice the target).
 const (
 	frame16K = 12 << 10
 	frame8K  = 5 << 10
